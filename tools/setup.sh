@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Everything a fresh machine needs before the control plane runs or its tests run: Debian packages for
+# the real peers the tests start (containerd, runc, CNI plugins, etcd, tinyproxy, busybox for the test
+# image), and the npm dependencies. Safe to run again: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_pkgs=()
+for pair in etcd:etcd-server containerd:containerd runc:runc tinyproxy:tinyproxy busybox:busybox-static; do
+  cmd=${pair%%:*} pkg=${pair#*:}
+  command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || [ -x "/usr/bin/$cmd" ] || need_pkgs+=("$pkg")
+done
+[ -x /usr/lib/cni/bridge ] || need_pkgs+=(containernetworking-plugins)
+if [ "${#need_pkgs[@]}" -gt 0 ] && [ "${CL_SKIP_APT:-}" != 1 ]; then
+  echo "setup: installing Debian packages: ${need_pkgs[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+fi
+
+# npm ci when node_modules is missing or older than the lock file.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
