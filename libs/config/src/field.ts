@@ -1,3 +1,7 @@
+import { goQuote } from '@cl/flags';
+
+export { goQuote };
+
 // A port of apimachinery's field.Path / field.ErrorList: the error text users of kube-apiserver and the
 // kubelet know (`jwt[0].issuer.url: Invalid value: "http://x": URL scheme must be https`).
 
@@ -77,21 +81,6 @@ export class FieldError extends Error {
     if (this.detail) s += `: ${this.detail}`;
     return s;
   }
-}
-
-/** Go's `strconv.Quote` for the strings that appear in configs (JSON escaping differs only for control bytes). */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"' || ch === '\\') out += '\\' + ch;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\r') out += '\\r';
-    else if (c < 0x20 || c === 0x7f) out += '\\x' + c.toString(16).padStart(2, '0');
-    else out += ch;
-  }
-  return out + '"';
 }
 
 /** How apimachinery prints a bad value: strings quoted, numbers and bools bare, null as `null`, others as Go-ish literals. */
