@@ -1,0 +1,1 @@
+export type { CelProgram, CelVariables, CelUserInfo, CelSubjectAccessReviewSpec } from './program';
