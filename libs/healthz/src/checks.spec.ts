@@ -1,0 +1,25 @@
+import { logCheck } from './checks';
+
+describe('log check', () => {
+  test('fails with "logging blocked" when the flush has not completed for two minutes', async () => {
+    let t = 1_000_000;
+    let flushes = 0;
+    const check = logCheck(
+      () => {
+        flushes++;
+        return new Promise<void>(() => undefined); // a logger stuck forever
+      },
+      () => t,
+    );
+    try {
+      await expect(check.check()).resolves.toBeUndefined();
+      expect(flushes).toBe(1);
+      t += 119_000;
+      await expect(check.check()).resolves.toBeUndefined();
+      t += 2_000;
+      await expect(check.check()).rejects.toThrow('logging blocked');
+    } finally {
+      check.stop();
+    }
+  });
+});
