@@ -1,0 +1,1 @@
+export type { CletConfiguration, CletFlags, Taint, GoDuration } from './config/types';
