@@ -1,0 +1,71 @@
+// The few interfaces every authentication and authorization piece composes through (ARCHITECTURE.md),
+// shaped after k8s.io/apiserver's authenticator / authorizer packages.
+import type { IncomingMessage } from 'node:http';
+
+/** authentication.k8s.io/v1 UserInfo, with the optional fields made explicit. */
+export interface UserInfo {
+  username: string;
+  uid: string;
+  groups: string[];
+  extra: Record<string, string[]>;
+}
+
+export interface AuthResponse {
+  user: UserInfo;
+  /** The audiences the credential was valid for, when the authenticator knows them. */
+  audiences?: string[];
+}
+
+/**
+ * Authenticates a whole request. Resolves `null` when the request carries no credential this
+ * authenticator understands ("not mine"); rejects when it carries one that is invalid.
+ */
+export interface RequestAuthenticator {
+  authenticate(req: IncomingMessage): Promise<AuthResponse | null>;
+}
+
+/** Same contract as RequestAuthenticator for a bare bearer token. */
+export interface TokenAuthenticator {
+  authenticateToken(token: string): Promise<AuthResponse | null>;
+}
+
+export type DecisionKind = 'Allow' | 'Deny' | 'NoOpinion';
+
+export interface Decision {
+  decision: DecisionKind;
+  reason: string;
+}
+
+/** One parsed label or field selector requirement (`key op values`). */
+export interface SelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Equals' | 'NotEquals';
+  values: string[];
+}
+
+/** What an authorizer decides on: upstream's authorizer.Attributes as plain data. */
+export interface Attributes {
+  user: UserInfo;
+  verb: string;
+  isResourceRequest: boolean;
+  /** The request path (for non-resource requests the thing that is authorized). */
+  path: string;
+  namespace: string;
+  apiGroup: string;
+  apiVersion: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** Present when the request had a parseable `fieldSelector` / `labelSelector`. */
+  fieldSelector?: SelectorRequirement[];
+  labelSelector?: SelectorRequirement[];
+}
+
+export interface Authorizer {
+  authorize(attrs: Attributes): Promise<Decision>;
+}
+
+/** A convenience constructor that fills the optional user fields. */
+export function userInfo(u: Partial<UserInfo> & { username: string }): UserInfo {
+  return { username: u.username, uid: u.uid ?? '', groups: u.groups ?? [], extra: u.extra ?? {} };
+}

@@ -1,0 +1,39 @@
+import { requestInfo } from '../src';
+
+type Row = [string, string, Partial<ReturnType<typeof requestInfo>>];
+
+test.each<Row>([
+  ['GET', '/api/v1/namespaces', { isResourceRequest: true, verb: 'list', resource: 'namespaces', apiVersion: 'v1', apiGroup: '' }],
+  ['GET', '/api/v1/namespaces/other', { verb: 'get', resource: 'namespaces', name: 'other', namespace: 'other' }],
+  ['GET', '/api/v1/namespaces/other/pods', { verb: 'list', resource: 'pods', namespace: 'other', name: '' }],
+  ['GET', '/api/v1/namespaces/other/pods/foo', { verb: 'get', resource: 'pods', namespace: 'other', name: 'foo' }],
+  ['HEAD', '/api/v1/namespaces/other/pods/foo', { verb: 'get', name: 'foo' }],
+  ['GET', '/api/v1/pods', { verb: 'list', resource: 'pods', namespace: '' }],
+  ['GET', '/api/v1/namespaces/other/pods/foo/log', { verb: 'get', subresource: 'log', name: 'foo' }],
+  ['PUT', '/api/v1/namespaces/other/finalize', { verb: 'update', resource: 'namespaces', name: 'other', subresource: 'finalize' }],
+  ['PUT', '/api/v1/namespaces/other/status', { verb: 'update', resource: 'namespaces', name: 'other', subresource: 'status' }],
+  ['GET', '/api/v1/watch/namespaces/other/pods', { verb: 'watch', resource: 'pods', namespace: 'other' }],
+  ['GET', '/api/v1/namespaces/other/pods?watch=true', { verb: 'watch', resource: 'pods' }],
+  ['GET', '/api/v1/namespaces/other/pods?watch=1', { verb: 'watch' }],
+  ['GET', '/api/v1/namespaces/other/pods?watch=false', { verb: 'list' }],
+  ['DELETE', '/api/v1/namespaces/other/pods', { verb: 'deletecollection' }],
+  ['DELETE', '/api/v1/namespaces/other/pods/foo', { verb: 'delete', name: 'foo' }],
+  ['POST', '/api/v1/namespaces/other/pods', { verb: 'create' }],
+  ['PATCH', '/api/v1/namespaces/other/pods/foo', { verb: 'patch' }],
+  ['GET', '/apis/extensions/v1beta1/namespaces/other/pods', { apiGroup: 'extensions', apiVersion: 'v1beta1', resource: 'pods' }],
+  ['POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiGroup: 'authentication.k8s.io', verb: 'create', resource: 'selfsubjectreviews' }],
+  ['GET', '/api/v1/nodes?fieldSelector=metadata.name%3Dn1', { verb: 'list', name: 'n1', fieldSelector: [{ key: 'metadata.name', operator: 'Equals', values: ['n1'] }] }],
+  ['GET', '/api/v1/pods?labelSelector=app%3Dx,tier%20in%20(a,b),!gone', { labelSelector: [
+    { key: 'app', operator: 'Equals', values: ['x'] },
+    { key: 'tier', operator: 'In', values: ['a', 'b'] },
+    { key: 'gone', operator: 'DoesNotExist', values: [] },
+  ] }],
+  ['GET', '/api', { isResourceRequest: false, verb: 'get', path: '/api' }],
+  ['GET', '/api/v1', { isResourceRequest: false }],
+  ['GET', '/apis/authentication.k8s.io', { isResourceRequest: false }],
+  ['GET', '/apis/authentication.k8s.io/v1', { isResourceRequest: false }],
+  ['GET', '/healthz', { isResourceRequest: false, verb: 'get', path: '/healthz' }],
+  ['POST', '/version', { isResourceRequest: false, verb: 'post' }],
+])('%s %s', (method, url, want) => {
+  expect(requestInfo(method, url)).toMatchObject(want);
+});
