@@ -1,0 +1,3 @@
+export { CriClient, CriError, CRI_CLIENT_API_VERSION, endpointToTarget, grpcCodeName, nanosToDate } from './client';
+export type { CriClientOptions } from './client';
+export type * from './types';
