@@ -88,6 +88,10 @@ export class FlagSet {
       }
       if (a.startsWith('--') && a.length > 2) {
         const body = a.slice(2);
+        if (body.startsWith('-') || body.startsWith('=')) {
+          errors.push(`bad flag syntax: ${a}`);
+          continue;
+        }
         const eq = body.indexOf('=');
         const name = normalizeFlagName(eq >= 0 ? body.slice(0, eq) : body);
         const def = this.flags.get(name);
@@ -97,6 +101,7 @@ export class FlagSet {
         }
         if (eq >= 0) set(def, body.slice(eq + 1), shown(def));
         else if (def.type.isBool) set(def, 'true', shown(def));
+        else if (def.type.optionalValue !== undefined) set(def, def.type.optionalValue, shown(def));
         else if (i + 1 < argv.length) set(def, argv[++i], shown(def));
         else errors.push(`flag needs an argument: --${name}`);
         continue;
@@ -121,6 +126,10 @@ export class FlagSet {
             set(def, 'true', shown(def));
             continue;
           }
+          if (def.type.optionalValue !== undefined && rest.length === 0) {
+            set(def, def.type.optionalValue, shown(def));
+            break;
+          }
           if (rest.length > 0) set(def, rest, shown(def));
           else if (i + 1 < argv.length) set(def, argv[++i], shown(def));
           else errors.push(`flag needs an argument: '${c}' in ${a}`);
@@ -133,26 +142,34 @@ export class FlagSet {
     return { values, explicit, args, errors, warnings };
   }
 
-  /** pflag's FlagUsages, grouped by section in definition order. */
-  usage(): string {
+  /**
+   * pflag's FlagUsages, grouped by section in definition order. pflag shows deprecated flags with a
+   * `(DEPRECATED: ...)` note only when asked (`showDeprecated`); `sort` orders flags by name within a section.
+   */
+  usage(opts: UsageOptions = {}): string {
     const sections = new Map<string, FlagDefinition[]>();
     for (const def of this.definitions()) {
-      if (def.hidden || def.deprecated !== undefined) continue;
+      if (def.hidden || (def.deprecated !== undefined && !opts.showDeprecated)) continue;
       const key = def.section ?? `${this.programName} flags`;
       if (!sections.has(key)) sections.set(key, []);
       sections.get(key)!.push(def);
     }
     const out: string[] = [];
-    for (const [title, defs] of sections) {
+    for (const [title, unsorted] of sections) {
+      const defs = opts.sort ? [...unsorted].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) : unsorted;
       out.push(`${title[0].toUpperCase()}${title.slice(1)}:\n`);
       const lines = defs.map((def) => {
-        const left = `${def.shorthand ? `  -${def.shorthand}, ` : '      '}--${def.name}${def.type.isBool ? '' : ' ' + def.type.name}`;
-        let right = def.usage;
+        const [typeWord, usage] = unquoteUsage(def);
+        let left = `${def.shorthand ? `  -${def.shorthand}, ` : '      '}--${def.name}`;
+        if (typeWord !== '') left += ' ' + typeWord;
+        if (def.type.optionalValue !== undefined && !def.type.isBool) left += `[=${def.type.optionalValue}]`;
+        let right = usage;
         const isZero = def.type.isZero?.(def.default as never) ?? false;
         if (!isZero) {
           const f = def.type.format(def.default as never);
           right += def.type.name === 'string' ? ` (default ${JSON.stringify(f)})` : ` (default ${f})`;
         }
+        if (def.deprecated !== undefined) right += ` (DEPRECATED: ${def.deprecated})`;
         return [left, right] as const;
       });
       const width = Math.max(...lines.map(([l]) => l.length));
@@ -161,4 +178,16 @@ export class FlagSet {
     }
     return out.join('\n');
   }
+}
+
+export interface UsageOptions {
+  showDeprecated?: boolean;
+  sort?: boolean;
+}
+
+/** pflag's UnquoteUsage: a back-quoted word in the usage names the value (`--seccomp-default RuntimeDefault`). */
+function unquoteUsage(def: FlagDefinition): [string, string] {
+  const m = /`([^`]*)`/.exec(def.usage);
+  if (m) return [m[1], def.usage.slice(0, m.index) + m[1] + def.usage.slice(m.index + m[0].length)];
+  return [def.type.isBool ? '' : def.type.name, def.usage];
 }

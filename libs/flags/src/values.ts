@@ -1,4 +1,5 @@
 // Value types of pflag and k8s.io/component-base/cli/flag, with the error text those packages give.
+import { isIP } from 'node:net';
 import { formatDuration, parseDuration } from './duration';
 
 export interface ValueType<T> {
@@ -9,6 +10,11 @@ export interface ValueType<T> {
   format(value: T): string;
   /** Bools take no argument: `--x` means true, and `--x false` leaves `false` as a positional argument. */
   readonly isBool?: boolean;
+  /**
+   * pflag's NoOptDefVal for non-bool flags (`--version` means `--version=true`): the flag never takes the
+   * next argument, and help prints the type as `name[=value]`.
+   */
+  readonly optionalValue?: string;
   /** Whether the help text prints `(default ...)` for this value. */
   isZero?(value: T): boolean;
 }
@@ -88,6 +94,97 @@ export const types = {
   ),
 };
 
+/** pflag's `ip` type: empty is allowed (unset), anything else must parse as an IPv4 or IPv6 address. */
+export const ipType: ValueType<string> = {
+  name: 'ip',
+  parse: (t) => {
+    const v = t.trim();
+    if (v !== '' && isIP(v) === 0) throw new Error(`${quote(t)} is not a valid IP address`);
+    return v;
+  },
+  format: (v) => v,
+  isZero: (v) => v === '',
+};
+
+/** klog's `Level` (`-v`): an int32 printed as `Level` in help. */
+export const levelType: ValueType<number> = { ...intType('int32', 32), name: 'Level' };
+
+/**
+ * component-base's ConfigurationMap (`--node-labels`): `k=v` pairs, a key without `=` gets an empty value,
+ * never an error at parse time; repeats accumulate.
+ */
+export const configurationMap: ValueType<Record<string, string>> = mapType<string>(
+  'mapStringString',
+  (_k, v) => v,
+  (v) => v,
+  '',
+  '<lenient>',
+);
+
+/** component-base's LangleSeparatedMapStringString (`--eviction-hard`): `signal<quantity` pairs. */
+export const langleSeparatedMap: ValueType<Record<string, string>> = mapType<string>(
+  'mapStringString',
+  (_k, v) => v,
+  (v) => v,
+  'malformed pair, expect string<string',
+  '<',
+);
+
+/** MapStringString with NoSplit (`--cpu-manager-policy-options`): the whole value is one `k=v` pair. */
+export const noSplitMap: ValueType<Record<string, string>> = (() => {
+  const touched = new WeakSet<object>();
+  return {
+    name: 'mapStringString',
+    parse: (t, prev) => {
+      const next: Record<string, string> = prev && touched.has(prev) ? { ...prev } : {};
+      const trimmed = t.trim();
+      if (trimmed !== '') {
+        const eq = trimmed.indexOf('=');
+        if (eq < 0) throw new Error('malformed pair, expect string=string');
+        next[trimmed.slice(0, eq).trim()] = trimmed.slice(eq + 1).trim();
+      }
+      touched.add(next);
+      return next;
+    },
+    format: (v) =>
+      Object.keys(v)
+        .sort()
+        .map((k) => `${k}=${v[k]}`)
+        .join(','),
+    isZero: (v) => Object.keys(v).length === 0,
+  };
+})();
+
+/**
+ * component-base's ColonSeparatedMultimapStringString (`--manifest-url-header`): `name:value` items,
+ * values of a repeated name kept in order; the first use replaces the default, repeats append.
+ */
+export const colonSeparatedMultimap: ValueType<Record<string, string[]>> = (() => {
+  const touched = new WeakSet<object>();
+  return {
+    name: 'colonSeparatedMultimapStringString',
+    parse: (t, prev) => {
+      const next: Record<string, string[]> = {};
+      if (prev && touched.has(prev)) for (const [k, v] of Object.entries(prev)) next[k] = [...v];
+      for (const pair of t.split(',')) {
+        if (pair.trim() === '') continue;
+        const colon = pair.indexOf(':');
+        if (colon < 0) throw new Error('malformed pair, expect string:string');
+        const k = pair.slice(0, colon).trim();
+        (next[k] ??= []).push(pair.slice(colon + 1).trim());
+      }
+      touched.add(next);
+      return next;
+    },
+    format: (v) =>
+      Object.keys(v)
+        .sort()
+        .flatMap((k) => v[k].map((x) => `${k}:${x}`))
+        .join(','),
+    isZero: (v) => Object.keys(v).length === 0,
+  };
+})();
+
 function intType(name: string, bits: number, unsigned = false): ValueType<number> {
   return { name, parse: (t) => parseGoInt(t, bits, unsigned), format: (v) => String(v), isZero: (v) => v === 0 };
 }
@@ -138,7 +235,11 @@ function mapType<V>(
   parseValue: (key: string, value: string) => V,
   formatValue: (v: V) => string,
   malformed: string,
+  separator = '=',
 ): ValueType<Record<string, V>> {
+  // '<lenient>' is ConfigurationMap: a key without separator maps to an empty value instead of failing.
+  const lenient = separator === '<lenient>';
+  const sep = lenient ? '=' : separator;
   const touched = new WeakSet<object>();
   return {
     name,
@@ -147,7 +248,11 @@ function mapType<V>(
       for (const pair of t.split(',')) {
         const trimmed = pair.trim();
         if (trimmed === '') continue;
-        const eq = trimmed.indexOf('=');
+        const eq = trimmed.indexOf(sep);
+        if (eq < 0 && lenient) {
+          next[trimmed] = parseValue(trimmed, '');
+          continue;
+        }
         if (eq < 0) {
           throw new Error(malformed.endsWith('for') ? `${malformed} ${trimmed}` : `${malformed}`);
         }
@@ -160,8 +265,22 @@ function mapType<V>(
     format: (v) =>
       Object.keys(v)
         .sort()
-        .map((k) => `${k}=${formatValue(v[k])}`)
+        .map((k) => `${k}${sep}${formatValue(v[k])}`)
         .join(','),
     isZero: (v) => Object.keys(v).length === 0,
   };
 }
+
+/** component-base's MapStringBool as the kubelet's `--feature-gates` uses it: `malformed pair` on a missing `=`. */
+export const featureGateMap: ValueType<Record<string, boolean>> = mapType<boolean>(
+  'mapStringBool',
+  (k, v) => {
+    try {
+      return parseGoBool(v);
+    } catch (e) {
+      throw new Error(`invalid value of ${k}: ${v}, err: ${(e as Error).message}`);
+    }
+  },
+  (v) => String(v),
+  'malformed pair, expect string=bool',
+);
