@@ -1,0 +1,11 @@
+export type { Dialer } from './dialer';
+export { joinHostPort } from './dialer';
+export { directDialer } from './direct';
+export { EgressDialError } from './errors';
+export type { DialStage } from './errors';
+export { createEgressSelector } from './selector';
+export type { EgressSelector, EgressSelectorOptions, EgressSelectionName } from './selector';
+export { DialerHttpAgent, DialerHttpsAgent } from './agent';
+export { listenForwarder } from './forwarder';
+export type { Forwarder } from './forwarder';
+export { KonnectivityConnection } from './konnectivity';

@@ -1,0 +1,34 @@
+import { decodePacket, encodePacket, PacketType, type Packet } from './konnectivity-packet';
+
+// The example packets of the konnectivity protocol notes (protobuf message bytes, without gRPC framing).
+const refused = 'dial tcp 10.0.0.5:10250: connect: connection refused';
+test.each<[string, Packet, string]>([
+  [
+    'DIAL_REQ',
+    { type: PacketType.DIAL_REQ, dialRequest: { protocol: 'tcp', address: '10.0.0.5:10250', random: 42n } },
+    '1217 0a03746370 120e31302e302e302e353a3130323530 182a',
+  ],
+  ['DIAL_RSP', { type: PacketType.DIAL_RSP, dialResponse: { error: '', connectID: 7n, random: 42n } }, '0801 1a04 1007 182a'],
+  [
+    'DIAL_RSP with error',
+    { type: PacketType.DIAL_RSP, dialResponse: { error: refused, connectID: 0n, random: 42n } },
+    `0801 1a38 0a34${Buffer.from(refused).toString('hex')} 182a`,
+  ],
+  ['DATA', { type: PacketType.DATA, data: { connectID: 7n, error: '', data: Buffer.from('hello') } }, '0804 2209 0807 1a0568656c6c6f'],
+  ['CLOSE_REQ', { type: PacketType.CLOSE_REQ, closeRequest: { connectID: 7n } }, '0802 2a02 0807'],
+  ['CLOSE_RSP', { type: PacketType.CLOSE_RSP, closeResponse: { error: '', connectID: 7n } }, '0803 3202 1007'],
+  ['DIAL_CLS', { type: PacketType.DIAL_CLS, closeDial: { random: 42n } }, '0805 3a02 082a'],
+])('%s encodes to the upstream bytes and decodes back', (_name, packet, hex) => {
+  const bytes = Buffer.from(hex.replace(/ /g, ''), 'hex');
+  expect(encodePacket(packet).toString('hex')).toBe(bytes.toString('hex'));
+  expect(decodePacket(bytes)).toEqual(packet);
+});
+
+test('a dial id near 2^63 survives the round trip', () => {
+  const random = (1n << 63n) - 1n;
+  expect(decodePacket(encodePacket({ type: PacketType.DIAL_REQ, dialRequest: { protocol: 'tcp', address: 'a:1', random } })).dialRequest?.random).toBe(random);
+});
+
+test('a truncated packet is an error, not a crash', () => {
+  expect(() => decodePacket(Buffer.from('2209 0807', 'hex'))).toThrow('truncated field');
+});
