@@ -85,6 +85,7 @@ export class FieldError extends Error {
 
 /** How apimachinery prints a bad value: strings quoted, numbers and bools bare, null as `null`, others as Go-ish literals. */
 export function formatBadValue(v: unknown): string {
+  if (v instanceof GoLiteral) return v.text;
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'string') return goQuote(v);
   if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
@@ -121,5 +122,13 @@ export class ValidationError extends Error {
   constructor(readonly errors: readonly Error[]) {
     super(errors.map((e) => e.message).join('\n'));
     this.name = 'ValidationError';
+  }
+}
+
+/** A bad value printed verbatim, for upstream messages that embed Go `%#v` struct literals. */
+export class GoLiteral {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
   }
 }
