@@ -1,0 +1,115 @@
+// The API server's command line: kube-apiserver's flag names and defaults where cl has the feature, with the
+// data store flags under the spec's `store` name (`--store-servers` for upstream's `--etcd-servers`).
+import { FlagSet, types, ipType, levelType, formatDuration } from '@cl/flags';
+
+export interface ApiserverOptions {
+  bindAddress: string;
+  securePort: number;
+  certDir: string;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  livezGracePeriodMs: number;
+  shutdownDelayMs: number;
+  shutdownSendRetryAfter: boolean;
+  dataDir: string;
+  storeServers: string[];
+  storePrefix: string;
+  storeCaFile: string;
+  storeCertFile: string;
+  storeKeyFile: string;
+  storeHealthcheckTimeoutMs: number;
+  anonymousAuth: boolean;
+  verbosity: number;
+  /** Flags given on the command line (normalised names), for the flag-versus-file rules. */
+  explicit: Set<string>;
+}
+
+export function apiserverFlags(): FlagSet {
+  const fs = new FlagSet('apiserver');
+  const secure = 'Secure serving flags';
+  const generic = 'Generic flags';
+  const store = 'Store flags';
+  fs.add({ name: 'bind-address', type: ipType, default: '0.0.0.0', section: secure, usage: 'The IP address on which to listen for the --secure-port port. If blank or an unspecified address (0.0.0.0 or ::), all interfaces and IP address families will be used.' })
+    .add({ name: 'cert-dir', type: types.string, default: '/var/run/cl', section: secure, usage: 'The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored.' })
+    .add({ name: 'secure-port', type: types.int, default: 6443, section: secure, usage: 'The port on which to serve HTTPS with authentication and authorization. It cannot be switched off with 0.' })
+    .add({ name: 'tls-cert-file', type: types.string, default: '', section: secure, usage: 'File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert). If HTTPS serving is enabled, and --tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key are generated for the public address and saved to the directory specified by --cert-dir.' })
+    .add({ name: 'tls-private-key-file', type: types.string, default: '', section: secure, usage: 'File containing the default x509 private key matching --tls-cert-file.' })
+    .add({ name: 'livez-grace-period', type: types.duration, default: 0, section: generic, usage: "This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. From apiserver's start time to when this amount of time has elapsed, /livez will assume that unfinished post-start hooks will complete successfully and therefore return true." })
+    .add({ name: 'shutdown-delay-duration', type: types.duration, default: 0, section: generic, usage: 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.' })
+    .add({ name: 'shutdown-send-retry-after', type: types.bool, default: false, section: generic, usage: 'If true the HTTP Server will continue listening until all non long running request(s) in flight have been drained, during this window all incoming requests will be rejected with a status code 429 and a \'Retry-After\' response header, in addition \'Connection: close\' response header is set in order to tear down the TCP connection when idle.' })
+    .add({ name: 'data-dir', type: types.string, default: '/var/lib/cl', section: store, usage: 'Directory of the embedded store (a SQLite file), used when --store-servers is empty.' })
+    .add({ name: 'store-servers', type: types.stringSlice, default: [], section: store, usage: 'List of etcd servers to connect with (scheme://ip:port), comma separated. Empty means the embedded store under --data-dir.' })
+    .add({ name: 'store-prefix', type: types.string, default: '/registry', section: store, usage: 'The prefix to prepend to all resource paths in etcd.' })
+    .add({ name: 'store-cafile', type: types.string, default: '', section: store, usage: 'SSL Certificate Authority file used to secure etcd communication.' })
+    .add({ name: 'store-certfile', type: types.string, default: '', section: store, usage: 'SSL certification file used to secure etcd communication.' })
+    .add({ name: 'store-keyfile', type: types.string, default: '', section: store, usage: 'SSL key file used to secure etcd communication.' })
+    .add({ name: 'store-healthcheck-timeout', type: types.duration, default: 2000, section: store, usage: 'The timeout to use when checking etcd health.' })
+    .add({ name: 'anonymous-auth', type: types.bool, default: true, section: 'Authentication flags', usage: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.' })
+    .add({ name: 'v', shorthand: 'v', type: levelType, default: 0, section: 'Logs flags', usage: 'number for the log level verbosity' })
+    .add({ name: 'help', shorthand: 'h', type: types.bool, default: false, section: generic, usage: 'help for apiserver' })
+    .add({ name: 'version', type: types.bool, default: false, section: generic, usage: 'Print version information and quit' });
+  return fs;
+}
+
+export interface ParsedCommandLine {
+  options: ApiserverOptions;
+  help: boolean;
+  version: boolean;
+  errors: string[];
+  warnings: string[];
+}
+
+export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
+  const fs = apiserverFlags();
+  const r = fs.parse(argv);
+  const v = r.values;
+  const options: ApiserverOptions = {
+    bindAddress: v['bind-address'] as string,
+    securePort: v['secure-port'] as number,
+    certDir: v['cert-dir'] as string,
+    tlsCertFile: v['tls-cert-file'] as string,
+    tlsPrivateKeyFile: v['tls-private-key-file'] as string,
+    livezGracePeriodMs: v['livez-grace-period'] as number,
+    shutdownDelayMs: v['shutdown-delay-duration'] as number,
+    shutdownSendRetryAfter: v['shutdown-send-retry-after'] as boolean,
+    dataDir: v['data-dir'] as string,
+    storeServers: v['store-servers'] as string[],
+    storePrefix: v['store-prefix'] as string,
+    storeCaFile: v['store-cafile'] as string,
+    storeCertFile: v['store-certfile'] as string,
+    storeKeyFile: v['store-keyfile'] as string,
+    storeHealthcheckTimeoutMs: v['store-healthcheck-timeout'] as number,
+    anonymousAuth: v['anonymous-auth'] as boolean,
+    verbosity: v['v'] as number,
+    explicit: r.explicit,
+  };
+  const errors = [...r.errors];
+  if (r.args.length > 0) errors.push(`unknown command ${JSON.stringify(r.args[0])} for "apiserver"`);
+  if (r.errors.length === 0) errors.push(...validateOptions(options));
+  return { options, help: v['help'] as boolean, version: v['version'] as boolean, errors, warnings: r.warnings };
+}
+
+/** Upstream's option validation, every message at once. */
+export function validateOptions(o: ApiserverOptions): string[] {
+  const errs: string[] = [];
+  if (o.securePort < 1 || o.securePort > 65535) {
+    errs.push(`--secure-port ${o.securePort} must be between 1 and 65535, inclusive. It cannot be turned off with 0`);
+  }
+  if (o.livezGracePeriodMs < 0) errs.push('--livez-grace-period can not be a negative value');
+  if (o.shutdownDelayMs < 0) errs.push('--shutdown-delay-duration can not be negative value');
+  if ((o.tlsCertFile === '') !== (o.tlsPrivateKeyFile === '')) {
+    errs.push('--tls-cert-file and --tls-private-key-file must be specified together');
+  }
+  for (const s of o.storeServers) {
+    let u: URL | null = null;
+    try {
+      u = new URL(s);
+    } catch {
+      u = null;
+    }
+    if (!u || !['http:', 'https:'].includes(u.protocol)) errs.push(`--store-servers: invalid URL ${JSON.stringify(s)}: scheme must be http or https`);
+  }
+  if (o.storeServers.length === 0 && o.dataDir === '') errs.push('--data-dir is required when --store-servers is empty');
+  if (o.storeHealthcheckTimeoutMs <= 0) errs.push(`--store-healthcheck-timeout must be greater than 0, got ${formatDuration(o.storeHealthcheckTimeoutMs)}`);
+  return errs;
+}

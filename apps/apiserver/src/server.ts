@@ -1,0 +1,248 @@
+// Assembles the API server from its parts: TLS listener -> request metrics -> authentication -> authorization
+// -> handlers (health, /version, /metrics, API routes), post-start hooks after the listener is up, and
+// upstream's graceful shutdown (readyz fails at once, the delay, then stop accepting and drain).
+import { createServer as createHttpsServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { requestInfo, requestAttributes, type Authorizer, type RequestAuthenticator, type UserInfo } from '@cl/auth';
+import { HealthChecks, ShutdownCheck, logCheck, notFound, pingCheck, type HealthCheck, type HealthEndpoint } from '@cl/healthz';
+import { generateSelfSignedServing } from '@cl/pki';
+import { openStore, storeHealthCheck, type Store } from '@cl/store';
+import type { Logger } from './logger';
+import type { ApiserverOptions } from './options';
+import { ApiServiceRegistry, createPostStartHooks, type GroupVersion, type HookName } from './post-start-hooks';
+import { requestLabels, requestMetrics, metricsRegistry } from './metrics';
+import { exactRoute, type RequestContext, type Route } from './routes';
+import { statuses, writeJson, writeStatus } from './status';
+import { versionInfo } from './version';
+
+export interface ServerParts {
+  /** The whole authentication chain; resolves null when no authenticator accepts the request (401). */
+  authenticator: RequestAuthenticator;
+  authorizer: Authorizer;
+  /** API routes beyond health, /version and /metrics. */
+  routes?: Route[];
+  /** Group versions served by `routes`, registered as local APIServices on start. */
+  groupVersions?: GroupVersion[];
+  clientCA?: string | null;
+  /** Extra health checks (e.g. from the authenticators), added before the boot steps. */
+  healthChecks?: Array<{ endpoints: HealthEndpoint[]; check: HealthCheck }>;
+  extraSteps?: Partial<Record<HookName, () => Promise<void>>>;
+  /** Called once the server has stopped, to release what the parts hold (watchers, clients). */
+  onClose?: () => Promise<void> | void;
+}
+
+export interface RunningServer {
+  address: AddressInfo;
+  url: string;
+  store: Store;
+  health: HealthChecks;
+  /** Resolves when every post-start hook has finished. */
+  started: Promise<void>;
+  /** Upstream's graceful termination; resolves when the server has fully stopped. */
+  shutdown(): Promise<void>;
+}
+
+const ALL: HealthEndpoint[] = ['healthz', 'livez', 'readyz'];
+
+export async function startApiserver(opts: ApiserverOptions, parts: ServerParts, log: Logger): Promise<RunningServer> {
+  const metrics = requestMetrics();
+  const store = openStore({
+    servers: opts.storeServers,
+    dataDir: opts.dataDir,
+    prefix: opts.storePrefix,
+    tls: { caFile: opts.storeCaFile || undefined, certFile: opts.storeCertFile || undefined, keyFile: opts.storeKeyFile || undefined },
+  });
+
+  const health = new HealthChecks({ log: (l) => log.info(l.trimEnd()), metrics: metrics.health });
+  const shutdownCheck = new ShutdownCheck();
+  const logHealth = logCheck(() => log.flush());
+  const groupVersions = [{ group: '', version: 'v1' }, ...(parts.groupVersions ?? [])];
+  const registry = new ApiServiceRegistry();
+  const hooks = createPostStartHooks(
+    { store, clientCA: parts.clientCA ?? null, groupVersions, log: (l) => log.info(l), extraSteps: parts.extraSteps },
+    registry,
+  );
+  health.add(ALL, pingCheck());
+  health.add(ALL, logHealth);
+  health.add(ALL, storeHealthCheck(store, { timeoutMs: opts.storeHealthcheckTimeoutMs }));
+  for (const extra of parts.healthChecks ?? []) health.add(extra.endpoints, extra.check);
+  const grace = { livezGraceMs: opts.livezGracePeriodMs };
+  const steps = hooks.steps;
+  // Profile A order: the hooks, with autoregister-completion before the last one (apiservice-openapi-controller).
+  for (const step of steps.slice(0, -1)) health.add(ALL, step, grace);
+  health.add(ALL, { name: 'autoregister-completion', check: async () => {
+    if (!registry.isComplete(groupVersions.filter((gv) => gv.group !== ''))) throw new Error('not finished');
+  } }, grace);
+  health.add(ALL, steps[steps.length - 1], grace);
+  health.add(['readyz'], shutdownCheck);
+
+  const routes: Route[] = [
+    exactRoute('/version', ({ req, res }) => writeJson(req, res, 200, versionInfo())),
+    exactRoute('/version/', ({ req, res }) => writeJson(req, res, 200, versionInfo())),
+    exactRoute('/metrics', async ({ res }) => sendMetrics(res, await metricsRegistry.metrics(), metricsRegistry.contentType)),
+    exactRoute('/metrics/slis', async ({ res }) => sendMetrics(res, await metrics.sliRegistry.metrics(), metrics.sliRegistry.contentType)),
+    ...(parts.routes ?? []),
+  ];
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const started = process.hrtime.bigint();
+    const method = req.method ?? 'GET';
+    const info = requestInfo(method, req.url ?? '/');
+    let pathClass = 'other';
+    res.setHeader('Cache-Control', 'no-cache, private');
+    res.setHeader('Audit-Id', headerValue(req.headers['audit-id']) ?? randomUUID());
+    res.on('finish', () => {
+      metrics.observe(requestLabels(method, info, pathClass), res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    try {
+      let user: UserInfo;
+      try {
+        const r = await parts.authenticator.authenticate(req);
+        if (!r) {
+          log.v(2, `Unable to authenticate the request: no credentials accepted for ${method} ${info.path}`);
+          return writeStatus(req, res, statuses.unauthorized());
+        }
+        user = r.user;
+      } catch (e) {
+        log.info(`Unable to authenticate the request: ${(e as Error).message}`);
+        return writeStatus(req, res, statuses.unauthorized());
+      }
+      const attrs = requestAttributes(req, user);
+      let decision;
+      try {
+        decision = await parts.authorizer.authorize(attrs);
+      } catch (e) {
+        log.error(`Authorization error (user=${JSON.stringify(user.username)}, verb=${JSON.stringify(attrs.verb)}): ${(e as Error).message}`);
+        return writeStatus(req, res, statuses.internal((e as Error).message));
+      }
+      if (decision.decision !== 'Allow') {
+        log.v(2, `Forbidden: ${JSON.stringify(info.path)}, Reason: ${JSON.stringify(decision.reason)}`);
+        return writeStatus(req, res, forbidden(attrs, decision.reason));
+      }
+      const path = info.path;
+      if (health.isHealthPath(path)) {
+        pathClass = path;
+        await health.handle(req, res);
+        return;
+      }
+      const route = routes.find((r) => r.matches(method, path));
+      if (!route) {
+        if (/^\/apis?(\/|$)/.test(path)) return writeStatus(req, res, statuses.notFound());
+        return notFound(res);
+      }
+      pathClass = route.pathClass;
+      const ctx: RequestContext = { req, res, user, info, path };
+      await route.handle(ctx);
+    } catch (e) {
+      log.error(`request ${method} ${JSON.stringify(req.url)} failed: ${(e as Error).stack ?? e}`);
+      if (!res.headersSent) writeStatus(req, res, statuses.internal('an error on the server has prevented the request from succeeding'));
+      else res.destroy();
+    }
+  };
+
+  const tls = await servingCertificate(opts, log);
+  const server: Server = createHttpsServer(
+    { cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
+    (req, res) => void handle(req, res),
+  );
+  server.keepAliveTimeout = 65_000;
+  server.on('tlsClientError', (err) => log.v(4, `TLS handshake error: ${err.message}`));
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      const hostPort = `${opts.bindAddress.includes(':') ? `[${opts.bindAddress}]` : opts.bindAddress}:${opts.securePort}`;
+      reject(new Error(`failed to create listener: failed to listen on ${hostPort}: listen tcp ${hostPort}: bind: ${e.code === 'EADDRINUSE' ? 'address already in use' : e.message}`));
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(opts.securePort, opts.bindAddress);
+  });
+  const address = server.address() as AddressInfo;
+  log.info(`Serving securely on ${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`);
+
+  const started = hooks.run((name, err) => {
+    log.error(`PostStartHook ${JSON.stringify(name)} failed: ${err.message}`);
+    process.exitCode = 1;
+    void shutdown();
+  });
+  void started.then(() => log.info('All post-start hooks finished'));
+
+  let stopping: Promise<void> | null = null;
+  const shutdown = () =>
+    (stopping ??= (async () => {
+      shutdownCheck.initiate();
+      log.info(`Shutdown initiated; /readyz now fails, serving normally for ${opts.shutdownDelayMs}ms more`);
+      if (opts.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      logHealth.stop();
+      await parts.onClose?.();
+      await store.close();
+      log.info('Server stopped: in-flight requests finished');
+    })());
+
+  const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
+  return {
+    address,
+    url: `https://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
+    store,
+    health,
+    started,
+    shutdown,
+  };
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function sendMetrics(res: ServerResponse, body: string, contentType: string) {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', contentType);
+  res.end(body);
+}
+
+/** Upstream's 403 messages for non-resource and resource requests. */
+function forbidden(attrs: ReturnType<typeof requestAttributes>, reason: string) {
+  if (!attrs.isResourceRequest) return statuses.forbiddenPath(attrs.user.username, attrs.verb, attrs.path, reason);
+  const gr = attrs.apiGroup ? `${attrs.resource}.${attrs.apiGroup}` : attrs.resource;
+  const resource = attrs.subresource ? `${gr}/${attrs.subresource}` : gr;
+  let msg = `User ${JSON.stringify(attrs.user.username)} cannot ${attrs.verb} resource ${JSON.stringify(attrs.resource + (attrs.subresource ? '/' + attrs.subresource : ''))} in API group ${JSON.stringify(attrs.apiGroup)}`;
+  msg += attrs.namespace ? ` in the namespace ${JSON.stringify(attrs.namespace)}` : ' at the cluster scope';
+  if (reason) msg += `: ${reason}`;
+  const prefix = attrs.name ? `${resource} ${JSON.stringify(attrs.name)} is forbidden: ` : `${resource} is forbidden: `;
+  return {
+    kind: 'Status' as const,
+    apiVersion: 'v1' as const,
+    metadata: {},
+    status: 'Failure' as const,
+    message: prefix + msg,
+    reason: 'Forbidden',
+    details: { ...(attrs.name ? { name: attrs.name } : {}), group: attrs.apiGroup, kind: attrs.resource },
+    code: 403,
+  };
+}
+
+async function servingCertificate(opts: ApiserverOptions, log: Logger): Promise<{ cert: Buffer; key: Buffer }> {
+  if (opts.tlsCertFile) {
+    return { cert: readFileSync(opts.tlsCertFile), key: readFileSync(opts.tlsPrivateKeyFile) };
+  }
+  const hosts = ['localhost', '127.0.0.1', '::1'];
+  if (opts.bindAddress !== '0.0.0.0' && opts.bindAddress !== '::' && !hosts.includes(opts.bindAddress)) hosts.push(opts.bindAddress);
+  const pair = await generateSelfSignedServing({ hosts, dir: opts.certDir, name: 'apiserver' });
+  if (pair.created) log.info(`Generated self-signed cert (${pair.certFile}, ${pair.keyFile})`);
+  return { cert: readFileSync(pair.certFile), key: readFileSync(pair.keyFile) };
+}
