@@ -3,10 +3,11 @@ import type { Dialer } from './dialer';
 
 /** A loopback listener whose every connection is a dial to one fixed destination. */
 export interface Forwarder {
-  /** Always `127.0.0.1`. */
+  /** `127.0.0.1`, or the socket path when listening on a unix socket. */
   host: string;
+  /** 0 on a unix socket. */
   port: number;
-  /** `127.0.0.1:<port>`, ready to be a gRPC target (e.g. `new grpc.Client(fw.address, creds)`). */
+  /** A gRPC target: `127.0.0.1:<port>`, or `unix://<path>` (e.g. `new grpc.Client(fw.address, creds)`). */
   address: string;
   close(): Promise<void>;
 }
@@ -14,9 +15,10 @@ export interface Forwarder {
 /**
  * Lets clients that cannot take a custom socket (grpc-js, the etcd client, the OTLP exporter) reach `host:port`
  * through a Dialer: they connect to the returned loopback address and each accepted connection is piped into a
- * fresh dial. TLS, if any, stays end to end (the forwarder only moves bytes).
+ * fresh dial. TLS, if any, stays end to end (the forwarder only moves bytes). With `options.path` it listens on
+ * that unix socket instead, whose address is known before listening completes.
  */
-export async function listenForwarder(dialer: Dialer, host: string, port: number): Promise<Forwarder> {
+export async function listenForwarder(dialer: Dialer, host: string, port: number, options: { path?: string } = {}): Promise<Forwarder> {
   const open = new Set<net.Socket>();
   const server = net.createServer({ noDelay: true }, (inbound) => {
     open.add(inbound);
@@ -43,13 +45,14 @@ export async function listenForwarder(dialer: Dialer, host: string, port: number
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    if (options.path) server.listen(options.path, () => resolve());
+    else server.listen(0, '127.0.0.1', () => resolve());
   });
-  const { port: localPort } = server.address() as net.AddressInfo;
+  const localPort = options.path ? 0 : (server.address() as net.AddressInfo).port;
   return {
-    host: '127.0.0.1',
+    host: options.path ?? '127.0.0.1',
     port: localPort,
-    address: `127.0.0.1:${localPort}`,
+    address: options.path ? `unix://${options.path}` : `127.0.0.1:${localPort}`,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of open) s.destroy();

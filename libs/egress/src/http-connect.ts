@@ -105,7 +105,12 @@ export function httpConnectHandshake(
           if (head.length > MAX_RESPONSE_HEAD) finish(failed('response header too large'));
           continue;
         }
-        finish(checkResponse(head.subarray(0, end).toString('latin1'), head.length - end - 4, addr, proxyAddress, failed));
+        const err = checkResponse(head.subarray(0, end).toString('latin1'), addr, proxyAddress, failed);
+        // Bytes after the head already belong to the destination (a server that speaks first, e.g. an HTTP/2
+        // server's SETTINGS); they go back to the stream for its consumer. Upstream refuses them instead, which
+        // makes a tunnel to a gRPC server fail whenever both arrive in one read.
+        if (!err && head.length > end + 4) socket.unshift(head.subarray(end + 4));
+        finish(err);
       }
     };
     const onEnd = () => finish(failed(head.length === 0 ? 'EOF' : 'unexpected EOF'));
@@ -124,7 +129,6 @@ const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: (.*))?$/;
 
 function checkResponse(
   head: string,
-  extraBytes: number,
   addr: string,
   proxyAddress: string,
   failed: (detail: string) => EgressDialError,
@@ -136,10 +140,6 @@ function checkResponse(
   if (code !== 200) {
     const status = `${match[1]} ${match[2] ?? ''}`.trimEnd();
     return new EgressDialError(`proxy error from ${proxyAddress} while dialing ${addr}, code ${code}: ${status}`, 'proxy');
-  }
-  // Upstream refuses bytes that arrive with the response head: they would belong to a stream nobody asked for yet.
-  if (extraBytes > 0) {
-    return new EgressDialError(`unexpected ${extraBytes} bytes of buffered data from CONNECT proxy ${JSON.stringify(proxyAddress)}`, 'proxy');
   }
   return null;
 }
