@@ -110,7 +110,7 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
         log.info(`Unable to authenticate the request: ${(e as Error).message}`);
         return writeStatus(req, res, statuses.unauthorized());
       }
-      const attrs = requestAttributes(req, user);
+      const attrs = requestAttributes(req, user, info);
       let decision;
       try {
         decision = await parts.authorizer.authorize(attrs);

@@ -130,9 +130,8 @@ export function requestInfo(method: string, url: string): RequestInfo {
   return info;
 }
 
-/** The authorizer attributes of a request made by `user`. */
-export function requestAttributes(req: IncomingMessage, user: UserInfo): Attributes {
-  const info = requestInfo(req.method ?? 'GET', req.url ?? '/');
+/** The authorizer attributes of a request made by `user` (pass `info` when the caller has already parsed it). */
+export function requestAttributes(req: IncomingMessage, user: UserInfo, info: RequestInfo = requestInfo(req.method ?? 'GET', req.url ?? '/')): Attributes {
   const attrs: Attributes = {
     user,
     verb: info.verb,
