@@ -136,5 +136,8 @@ export function decodeDocument(text: string, scheme: Scheme, opts: DecodeOptions
   }
   const problems = [...(src.yamlDuplicates.length ? [`yaml: unmarshal errors:\n  ${src.yamlDuplicates.join('\n  ')}`] : []), ...strictErrors];
   if (problems.length) throw new DecodeError(`strict decoding error: ${problems.join(', ')}`, 'strict');
+  // the document says what it is, even when tracing's apiVersion/kind were left out
+  value['apiVersion'] = reg.apiVersion;
+  value['kind'] = reg.kind;
   return { registration: reg, object: reg.toInternal(value), format: src.format, root: src.root, text };
 }

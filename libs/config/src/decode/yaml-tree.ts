@@ -68,7 +68,8 @@ export function parseYamlTree(text: string): YamlTree {
 
 function firstLine(s: string): string {
   const nl = s.indexOf('\n');
-  return nl < 0 ? s : s.slice(0, nl);
+  // the yaml library appends its own position; the line is already in front, as go-yaml writes it
+  return (nl < 0 ? s : s.slice(0, nl)).replace(/ at line \d+, column \d+:?$/, '');
 }
 
 function valueToNode(v: unknown, depth: number): JNode {

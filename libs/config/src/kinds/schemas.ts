@@ -3,7 +3,7 @@
 import { t, type FieldType } from '../decode/schema';
 
 type Struct = FieldType & { k: 'struct' };
-const meta = { apiVersion: t.string, kind: t.string };
+const meta = { apiVersion: t.ptr(t.string), kind: t.ptr(t.string) };
 
 export function authenticationSchema(pkg: string): Struct {
   const s = (name: string, f: Parameters<typeof t.struct>[2]) => t.struct(name, pkg, f);
