@@ -1,0 +1,196 @@
+// One authenticator per `jwt[]` entry (OIDC.go jwtAuthenticator): claims tokens whose unverified `iss` is
+// its issuer URL, discovers the issuer in the background (retrying every 10s), verifies, maps, validates.
+import type { AuthResponse, TokenAuthenticator } from '@cl/auth';
+import type { JWTAuthenticator as JWTAuthenticatorConfig } from '@cl/config';
+import type { CelCompiler } from './cel';
+import { celValueFromJson, intsToBigint } from './cel-values';
+import { ClaimMapper } from './claim-mappings';
+import { discoverProvider } from './discovery';
+import { resolveDistributedClaim, type VerifierSource } from './distributed-claims';
+import { goQuote } from './go-text';
+import { httpClient, type HttpClient } from './http-client';
+import { untrustedIssuer } from './jws';
+import { RemoteKeySet } from './key-set';
+import { jwtLatency, sha256Label } from './metrics';
+import { ALL_VALID_SIGNING_ALGS, audienceCheck, IdTokenVerifier } from './verifier';
+
+export type Logger = (msg: string) => void;
+
+export interface JwtAuthenticatorOptions {
+  /** Accepted `alg` values; defaults to every algorithm a config-file server accepts. */
+  supportedSigningAlgs?: readonly string[];
+  /** Compiles expressions the configuration carries no compiled program for. */
+  compile?: CelCompiler;
+  /** Milliseconds since the epoch (test hook). */
+  now?: () => number;
+  log?: Logger;
+  /** Discovery retry interval (upstream: 10s). */
+  discoveryRetryMs?: number;
+  /** Timeout of every HTTP request (upstream: 30s). */
+  httpTimeoutMs?: number;
+}
+
+export const defaultLogger: Logger = (msg) => process.stderr.write(`${msg}\n`);
+
+/** Retries an async initialisation every `intervalMs` until it succeeds or `stop()` is called. */
+class Poller<T> {
+  value: T | null = null;
+  lastError: Error | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private waiters: (() => void)[] = [];
+
+  constructor(
+    private readonly attempt: () => Promise<T>,
+    private readonly intervalMs: number,
+    private readonly onError: (e: Error) => void,
+  ) {
+    void this.run();
+  }
+
+  private async run(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      this.value = await this.attempt();
+      this.lastError = null;
+    } catch (e) {
+      this.lastError = e as Error;
+      if (!this.stopped) this.onError(e as Error);
+    }
+    for (const w of this.waiters.splice(0)) w();
+    if (this.value === null && !this.stopped) {
+      this.timer = setTimeout(() => void this.run(), this.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Resolves after the next attempt finishes (or at once when already done). */
+  settled(): Promise<void> {
+    if (this.value !== null || this.stopped) return Promise.resolve();
+    return new Promise((r) => this.waiters.push(r));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const w of this.waiters.splice(0)) w();
+  }
+}
+
+export class JwtAuthenticator implements TokenAuthenticator {
+  readonly issuerURL: string;
+  private readonly mapper: ClaimMapper;
+  private readonly http: HttpClient;
+  private readonly algs: readonly string[];
+  private readonly now: () => number;
+  private readonly log: Logger;
+  private readonly retryMs: number;
+  private readonly discovery: Poller<IdTokenVerifier>;
+  private readonly others = new Map<string, Poller<IdTokenVerifier>>();
+  private readonly issuerHash: string;
+
+  constructor(private readonly cfg: JWTAuthenticatorConfig, opts: JwtAuthenticatorOptions = {}) {
+    this.issuerURL = cfg.issuer.url;
+    this.algs = opts.supportedSigningAlgs?.length ? [...opts.supportedSigningAlgs] : [...ALL_VALID_SIGNING_ALGS];
+    for (const a of this.algs) {
+      if (!(ALL_VALID_SIGNING_ALGS as readonly string[]).includes(a)) throw new Error(`oidc: unsupported signing alg: ${goQuote(a)}`);
+    }
+    this.mapper = new ClaimMapper(cfg, opts.compile);
+    this.now = opts.now ?? Date.now;
+    this.log = opts.log ?? defaultLogger;
+    this.retryMs = opts.discoveryRetryMs ?? 10_000;
+    this.http = httpClient({ ca: cfg.issuer.certificateAuthority || undefined, timeoutMs: opts.httpTimeoutMs ?? 30_000 });
+    this.issuerHash = sha256Label(this.issuerURL);
+    jwtLatency(); // registered up front so /metrics shows the family
+    this.discovery = this.discover(this.issuerURL, cfg.issuer.discoveryURL, (e) => this.log(`oidc authenticator: initializing plugin: ${e.message}`));
+  }
+
+  private discover(issuer: string, discoveryURL: string | undefined, onError: (e: Error) => void): Poller<IdTokenVerifier> {
+    const aud = audienceCheck(this.cfg.issuer.audiences ?? []);
+    return new Poller(
+      async () => {
+        const p = await discoverProvider(issuer, discoveryURL, this.http, this.cfg.issuer.audiences?.[0] ?? '');
+        return new IdTokenVerifier(p.issuer, new RemoteKeySet(p.jwksUri, this.http, this.now), aud, this.algs, () => Math.floor(this.now() / 1000));
+      },
+      this.retryMs,
+      onError,
+    );
+  }
+
+  /** Throws while discovery has not succeeded (upstream HealthCheck). */
+  healthCheck(): void {
+    if (this.discovery.value) return;
+    const cause = this.discovery.lastError?.message ?? `oidc: authenticator for issuer ${goQuote(this.issuerURL)} is not initialized`;
+    throw new Error(`oidc: authenticator for issuer ${goQuote(this.issuerURL)} is not healthy: ${cause}`);
+  }
+
+  /** Resolves once the first discovery attempt has finished (successfully or not). */
+  firstAttempt(): Promise<void> {
+    return this.discovery.settled();
+  }
+
+  close(): void {
+    this.discovery.stop();
+    for (const p of this.others.values()) p.stop();
+  }
+
+  async authenticateToken(token: string): Promise<AuthResponse | null> {
+    if (untrustedIssuer(token) !== this.issuerURL) return null;
+    const started = process.hrtime.bigint();
+    try {
+      const res = await this.verifyAndMap(token);
+      jwtLatency().observe({ result: 'success', jwt_issuer_hash: this.issuerHash }, Number(process.hrtime.bigint() - started) / 1e9);
+      return res;
+    } catch (e) {
+      jwtLatency().observe({ result: 'failure', jwt_issuer_hash: this.issuerHash }, Number(process.hrtime.bigint() - started) / 1e9);
+      throw e;
+    }
+  }
+
+  private readonly verifierSource: VerifierSource = {
+    verifierFor: (iss) => {
+      if (iss === this.issuerURL) return this.discovery.value;
+      // Like upstream, a new distributed-claims issuer is discovered lazily; until then its claims fail.
+      let p = this.others.get(iss);
+      if (!p) {
+        p = this.discover(iss, undefined, (e) => this.log(`oidc: distributed claims issuer ${iss}: ${e.message}`));
+        this.others.set(iss, p);
+      }
+      return p.value;
+    },
+  };
+
+  private async verifyAndMap(token: string): Promise<AuthResponse> {
+    const verifier = this.discovery.value;
+    if (!verifier) throw new Error('oidc: authenticator not initialized');
+    let verified: Awaited<ReturnType<IdTokenVerifier['verify']>>;
+    try {
+      verified = await verifier.verify(token);
+    } catch (e) {
+      throw new Error(`oidc: verify token: ${(e as Error).message}`);
+    }
+    const claims: Record<string, unknown> = { ...verified.jws.payload };
+    const groupsClaim = this.mapper.groupsClaim;
+    if (groupsClaim) {
+      try {
+        await resolveDistributedClaim(groupsClaim, claims, verified.standard, this.http, this.verifierSource);
+      } catch (e) {
+        throw new Error(`oidc: could not expand distributed claims: ${(e as Error).message}`);
+      }
+    }
+    let cel: unknown;
+    const celClaims = () => {
+      if (cel === undefined) {
+        try {
+          const v = celValueFromJson(verified.jws.payloadText, verified.jws.payload) as Record<string, unknown>;
+          if (groupsClaim && claims[groupsClaim] !== verified.jws.payload[groupsClaim]) v[groupsClaim] = intsToBigint(claims[groupsClaim]);
+          cel = v;
+        } catch (e) {
+          throw new Error(`oidc: could not convert claims to unstructured: ${(e as Error).message}`);
+        }
+      }
+      return cel;
+    };
+    return { user: this.mapper.map(claims, celClaims) };
+  }
+}

@@ -1,0 +1,129 @@
+// go-oidc's remoteKeySet: the issuer's JWKS, fetched on first need, re-fetched (one request shared by all
+// waiters) only when a signature matches no cached key and the cache is about to expire. A failed fetch
+// keeps the old keys. Keys are imported with jose and verified with node:crypto (synchronous, fast).
+import { KeyObject, constants, verify as cryptoVerify } from 'node:crypto';
+import { importJWK, type JWK } from 'jose';
+import type { HttpClient, HttpResponse } from './http-client';
+import type { ParsedJws } from './jws';
+
+interface CachedKey {
+  kid: string;
+  jwk: JWK;
+  byAlg: Map<string, Promise<KeyObject | null>>;
+}
+
+const KNOWN_KTY = new Set(['RSA', 'EC', 'OKP', 'oct']);
+export const REFRESH_AHEAD_MS = 30_000;
+
+/** Freshness lifetime from Cache-Control / Expires (RFC 7234), relative to `now`; 0 when not cacheable. */
+export function freshnessMs(headers: HttpResponse['headers'], now: number): number {
+  const cc = String(headers['cache-control'] ?? '').toLowerCase();
+  if (/(^|,)\s*(no-store|no-cache)\b/.test(cc)) return 0;
+  const age = Number(headers.age ?? 0) || 0;
+  const m = /(?:^|,)\s*s-maxage\s*=\s*"?(\d+)/.exec(cc) ?? /(?:^|,)\s*max-age\s*=\s*"?(\d+)/.exec(cc);
+  if (m) return Math.max(0, (Number(m[1]) - age) * 1000);
+  const expires = headers.expires ? Date.parse(String(headers.expires)) : NaN;
+  if (!Number.isNaN(expires)) {
+    const date = headers.date ? Date.parse(String(headers.date)) : now;
+    return Math.max(0, expires - (Number.isNaN(date) ? now : date));
+  }
+  return 0;
+}
+
+function verifyWith(alg: string, key: KeyObject, input: Buffer, sig: Buffer): boolean {
+  const hash = `sha${alg.slice(2)}`;
+  try {
+    switch (alg.slice(0, 2)) {
+      case 'RS':
+        return cryptoVerify(hash, input, key, sig);
+      case 'PS':
+        return cryptoVerify(hash, input, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, sig);
+      case 'ES':
+        return cryptoVerify(hash, input, { key, dsaEncoding: 'ieee-p1363' }, sig);
+      default:
+        return false;
+    }
+  } catch {
+    return false;
+  }
+}
+
+export class RemoteKeySet {
+  private keys: CachedKey[] = [];
+  private expiry = 0;
+  private inflight: Promise<void> | null = null;
+
+  constructor(
+    private readonly jwksUri: string,
+    private readonly http: HttpClient,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Throws `failed to verify id token signature` or `fetching keys ...`. */
+  async verify(jws: ParsedJws): Promise<void> {
+    if (await this.tryCached(jws)) return;
+    if (!(this.now() + REFRESH_AHEAD_MS > this.expiry)) throw new Error('failed to verify id token signature');
+    await this.refresh();
+    if (await this.tryCached(jws)) return;
+    throw new Error('failed to verify id token signature');
+  }
+
+  private async tryCached(jws: ParsedJws): Promise<boolean> {
+    for (const k of this.keys) {
+      if (jws.kid !== '' && k.kid !== jws.kid) continue;
+      const key = await this.keyFor(k, jws.alg);
+      if (key && verifyWith(jws.alg, key, jws.signingInput, jws.signature)) return true;
+    }
+    return false;
+  }
+
+  private keyFor(k: CachedKey, alg: string): Promise<KeyObject | null> {
+    let p = k.byAlg.get(alg);
+    if (!p) {
+      // jose refuses a key whose type does not fit the algorithm (go-jose does the same check).
+      p = importJWK({ ...k.jwk, alg: undefined, use: undefined, key_ops: undefined, ext: undefined }, alg).then(
+        (ck) => (ck instanceof Uint8Array ? null : KeyObject.from(ck)),
+        () => null,
+      );
+      k.byAlg.set(alg, p);
+    }
+    return p;
+  }
+
+  private refresh(): Promise<void> {
+    if (!this.inflight) {
+      this.inflight = this.fetchKeys().finally(() => (this.inflight = null));
+    }
+    return this.inflight;
+  }
+
+  private async fetchKeys(): Promise<void> {
+    let res: HttpResponse;
+    try {
+      res = await this.http.get(this.jwksUri);
+    } catch (e) {
+      throw new Error(`fetching keys oidc: get keys failed ${(e as Error).message}`);
+    }
+    const body = res.body.toString('utf8');
+    if (res.status !== 200) throw new Error(`fetching keys oidc: get keys failed: ${res.statusText} ${body}`);
+    let parsed: { keys?: unknown };
+    try {
+      parsed = JSON.parse(body) as { keys?: unknown };
+      if (parsed === null || typeof parsed !== 'object') throw new Error('json: cannot unmarshal into Go value of type jose.JSONWebKeySet');
+      if (parsed.keys !== undefined && !Array.isArray(parsed.keys)) throw new Error('json: cannot unmarshal into Go struct field JSONWebKeySet.keys');
+    } catch (e) {
+      throw new Error(`fetching keys oidc: failed to decode keys: ${(e as Error).message} ${body}`);
+    }
+    const keys: CachedKey[] = [];
+    for (const raw of (parsed.keys as unknown[] | undefined) ?? []) {
+      const jwk = raw as JWK;
+      if (!jwk || typeof jwk !== 'object' || !KNOWN_KTY.has(String(jwk.kty))) {
+        throw new Error(`fetching keys oidc: failed to decode keys: go-jose/go-jose: unknown json web key type '${String((jwk as JWK | null)?.kty ?? '')}' ${body}`);
+      }
+      keys.push({ kid: typeof jwk.kid === 'string' ? jwk.kid : '', jwk, byAlg: new Map() });
+    }
+    const fetchedAt = this.now();
+    this.keys = keys;
+    this.expiry = fetchedAt + freshnessMs(res.headers, fetchedAt);
+  }
+}
