@@ -1,0 +1,227 @@
+// The node agent's life: resolve the configuration (exit 1 with every error before anything binds), run
+// the start-up checks, start the pod runtime and the servers, and stop cleanly on SIGTERM/SIGINT.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { formatDuration, goQuote, parseDuration } from '@cl/flags';
+import { HealthChecks, healthSliMetrics, logCheck, pingCheck } from '@cl/healthz';
+import { generateSelfSignedServing } from '@cl/pki';
+import { helpText } from './help';
+import { createLogger, type Logger } from './log';
+import { createPodManager, type PodManager } from './pods';
+import { resolve, type Resolved } from './resolve';
+import { buildAuth } from './server/auth';
+import { loadClconfig, type ApiServerConnection } from './server/clconfig';
+import { closeServer, startHealthServer, startMainServer, startReadOnlyServer, type Listening } from './server/servers';
+import type { HandlerDeps } from './server/handlers';
+import { checkKernelDefaults, checkSwap } from './startup/checks';
+import { isCgroupV1 } from './startup/host';
+import { acquireLock, watchContention, type HeldLock } from './startup/lock';
+import { DEFAULT_VERSION, PRODUCT_NAME, checkVersionFlag, rawVersion } from './version';
+
+export interface RunIO {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  env: NodeJS.ProcessEnv;
+  /** Resolves when the process should shut down (SIGTERM/SIGINT in main.ts, or requestShutdown). */
+  shutdown: Promise<void>;
+  /** Lock contention and --runonce end the process this way (exit 0). */
+  requestShutdown: () => void;
+}
+
+export interface Running {
+  nodeName: string;
+  version: string;
+  servers: { health?: Listening; readOnly?: Listening; main?: Listening };
+}
+
+function commandFailed(log: Logger, err: string): void {
+  log.line('E', `"command failed" err=${err.includes('\n') ? `<\n${err.split('\n').map((l) => '\t' + l).join('\n')}\n >` : goQuote(err)}`);
+}
+
+/** Runs the agent; resolves with the exit code. */
+export async function run(argv: readonly string[], io: RunIO): Promise<number> {
+  const log = createLogger(io.stderr);
+  const cgroupV1 = isCgroupV1();
+  const outcome = resolve(argv, {
+    log: (l) => log.line(l[0] === 'W' ? 'W' : 'I', l.slice(2)),
+    cgroupV1,
+    dropInDirEnv: io.env.CLET_CONFIG_DROPIN_DIR_ALPHA,
+  });
+  if (outcome.kind === 'help') {
+    io.stdout(helpText());
+    return 0;
+  }
+  // Deprecation warnings go to stderr on the first parse, as pflag prints them.
+  const cmd = outcome.kind === 'run' ? outcome.resolved.cmd : outcome.cmd;
+  if (cmd) for (const w of cmd.parsed.warnings) io.stderr(w + '\n');
+  if (outcome.kind === 'version') {
+    io.stdout(outcome.cmd.version === 'raw' ? rawVersion(DEFAULT_VERSION) + '\n' : `${PRODUCT_NAME} ${DEFAULT_VERSION}\n`);
+    return 0;
+  }
+  if (outcome.kind === 'errors') {
+    for (const e of outcome.errors) commandFailed(log, e);
+    return 1;
+  }
+  const r = outcome.resolved;
+  log.verbosity = r.config.logging.verbosity;
+  let version = DEFAULT_VERSION;
+  if (r.cmd.version !== 'false') version = checkVersionFlag(r.cmd.version);
+  if (cgroupV1) log.warn('cgroup v1 support is in maintenance mode, please migrate to cgroup v2');
+
+  const stops: Array<() => Promise<void> | void> = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop();
+  };
+  try {
+    await start(r, log, version, stops, io);
+  } catch (e) {
+    commandFailed(log, `failed to run Clet: ${(e as Error).message}`);
+    await stopAll();
+    return 1;
+  }
+  await io.shutdown;
+  log.info('Shutting down the clet');
+  await stopAll();
+  return 0;
+}
+
+async function start(r: Resolved, log: Logger, version: string, stops: Array<() => Promise<void> | void>, io: RunIO): Promise<void> {
+  const { config, flags } = r;
+  const logLine = (l: string) => log.line('I', l);
+
+  let lock: HeldLock | undefined;
+  if (flags.lockFile !== '') {
+    lock = await acquireLock(flags.lockFile);
+    const held = lock;
+    stops.push(() => held.release());
+    if (flags.exitOnLockContention) {
+      const w = watchContention(flags.lockFile, () => {
+        log.info('Inotify event', { path: flags.lockFile });
+        io.requestShutdown();
+      });
+      stops.push(() => w.close());
+    }
+  }
+
+  let api: ApiServerConnection | null = null;
+  if (flags.clconfig === '') log.info('Standalone mode, no API client');
+  else api = loadClconfig(flags.clconfig);
+
+  const nodeName = (flags.hostnameOverride !== '' ? flags.hostnameOverride : hostname()).trim().toLowerCase();
+  if (nodeName === '') throw new Error('empty hostname is invalid');
+
+  const auth = buildAuth(config, r.clientCA, api);
+
+  mkdirSync(flags.rootDir, { recursive: true, mode: 0o750 });
+  let certFile = config.tlsCertFile;
+  let keyFile = config.tlsPrivateKeyFile;
+  if (config.enableServer && certFile === '') {
+    mkdirSync(flags.certDir, { recursive: true, mode: 0o755 });
+    const pair = await generateSelfSignedServing({ hosts: [nodeName, 'localhost', '127.0.0.1'], dir: flags.certDir, name: 'clet' });
+    certFile = pair.certFile;
+    keyFile = pair.keyFile;
+    if (pair.created) log.info('Generated self-signed serving certificate', { certFile, keyFile });
+  }
+
+  const swapErr = checkSwap(config.failSwapOn, logLine);
+  if (swapErr) throw new Error(swapErr);
+  const kernelErrs = checkKernelDefaults(config.protectKernelDefaults, logLine);
+  if (kernelErrs.length > 0) throw new Error(kernelErrs.length === 1 ? kernelErrs[0] : `[${kernelErrs.join(', ')}]`);
+
+  const podManager: PodManager = createPodManager({
+    config,
+    nodeName,
+    log: logLine,
+    rootDir: flags.rootDir,
+    podInfraContainerImage: flags.podInfraContainerImage,
+    minimumContainerTTLDuration: flags.minimumContainerTTLDuration,
+    maximumDeadContainersPerContainer: flags.maximumDeadContainersPerContainer,
+    maximumDeadContainers: flags.maximumDeadContainers,
+    ...(flags.nodeIP !== '' ? { nodeIP: flags.nodeIP } : {}),
+  });
+  await podManager.start();
+  stops.push(() => podManager.stop());
+  if (config.runOnce) {
+    log.info('Pods started in runonce mode, exiting');
+    io.requestShutdown();
+    return;
+  }
+
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics, prefix: 'clet_process_' });
+  new Gauge({
+    name: 'clet_running_pods',
+    help: 'Number of pods that have a running pod sandbox',
+    registers: [metrics],
+    collect() {
+      this.set(podManager.pods().length);
+    },
+  });
+  new Gauge({ name: 'clet_node_name', help: 'The node\'s name. The count is always 1.', labelNames: ['node'], registers: [metrics] }).set({ node: nodeName }, 1);
+  const sliMetrics = new Registry();
+  const health = new HealthChecks({ log: logLine, metrics: healthSliMetrics(sliMetrics) });
+  const logHealth = logCheck(async () => undefined);
+  stops.push(() => logHealth.stop());
+  health.add(['healthz'], pingCheck());
+  health.add(['healthz'], logHealth);
+  health.add(['healthz'], {
+    name: 'syncloop',
+    check: async () => {
+      const err = podManager.syncLoopHealthy();
+      if (err) throw err;
+    },
+  });
+  const deps: HandlerDeps = {
+    nodeName,
+    startTime: new Date(),
+    pods: () => podManager.pods(),
+    health,
+    metrics,
+    sliMetrics,
+    configz: () => ({ kubeletconfig: config }),
+    debugging: config.enableDebuggingHandlers,
+    setVerbosity: (v) => {
+      log.verbosity = v;
+    },
+  };
+
+  const servers: Running['servers'] = {};
+  if (config.enableServer) {
+    servers.main = await startMainServer(
+      {
+        address: config.address,
+        port: config.port,
+        cert: readFileSync(certFile),
+        key: readFileSync(keyFile),
+        clientCA: r.clientCA,
+        minVersion: r.tls.minVersion,
+        ciphers: r.tls.ciphers,
+        auth,
+        fineGrainedAuthz: r.gates.enabled('CletFineGrainedAuthz'),
+      },
+      deps,
+      logLine,
+    );
+    const main = servers.main;
+    stops.push(() => closeServer(main));
+    log.info('Starting to listen', { address: config.address, port: servers.main.port });
+  }
+  if (config.readOnlyPort > 0) {
+    servers.readOnly = await startReadOnlyServer(config.address, config.readOnlyPort, deps, logLine);
+    const ro = servers.readOnly;
+    stops.push(() => closeServer(ro));
+    log.info('Starting to listen read-only', { address: config.address, port: servers.readOnly.port });
+  }
+  if (config.healthzPort > 0) {
+    servers.health = await startHealthServer(config.healthzBindAddress, config.healthzPort, logLine);
+    const h = servers.health;
+    stops.push(() => closeServer(h));
+    log.info('Started healthz server', { address: config.healthzBindAddress, port: servers.health.port });
+  }
+  log.info('Started clet', {
+    nodeName,
+    version,
+    syncFrequency: formatDuration(parseDuration(config.syncFrequency)),
+  });
+}
