@@ -2,6 +2,9 @@
 // apiserver [flags]: parse and validate every flag (all errors at once, exit 1 before any port is bound), start
 // the server, and terminate gracefully on SIGTERM/SIGINT with exit 0.
 import { anonymousAuthenticator, unionAuthenticator, type Authorizer } from '@cl/auth';
+import { createEgressSelector } from '@cl/egress';
+import { createTracing } from '@cl/tracing';
+import { loadConfigFiles, initializeAdmission } from './config-files';
 import { createLogger } from './logger';
 import { apiserverFlags, parseCommandLine } from './options';
 import { startApiserver, type ServerParts } from './server';
@@ -20,15 +23,31 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`Kubernetes ${versionInfo().gitVersion}\n`);
     return 0;
   }
-  if (cl.errors.length > 0) {
-    for (const e of cl.errors) process.stderr.write(`Error: ${e}\n`);
-    process.stderr.write(`Run 'apiserver --help' for usage.\n`);
+  const config = cl.errors.length === 0 ? loadConfigFiles(cl.options.values, cl.options.explicit) : { files: {}, errors: [] };
+  const errors = [...cl.errors, ...config.errors];
+  if (errors.length > 0) {
+    for (const e of errors) process.stderr.write(`Error: ${e}\n`);
+    if (cl.errors.length > 0) process.stderr.write(`Run 'apiserver --help' for usage.\n`);
     return 1;
   }
   const log = createLogger({ verbosity: cl.options.verbosity });
+  let egress;
+  try {
+    egress = createEgressSelector(config.files.egress);
+  } catch (e) {
+    process.stderr.write(`Error: ${(e as Error).message}\n`);
+    return 1;
+  }
+  // OIDC discovery never goes through egress (the spec); webhooks use `controlplane`, the store `store`.
+  const tracing = createTracing(config.files.tracing, { serviceName: 'apiserver', egress: egress.dialerFor('controlplane') });
   const parts: ServerParts = {
     authenticator: unionAuthenticator(cl.options.anonymousAuth ? [anonymousAuthenticator()] : []),
     authorizer: alwaysAllow,
+    egress,
+    tracing,
+    extraSteps: {
+      'start-cl-apiserver-admission-initializer': async () => initializeAdmission(config.files.admission, (l) => log.info(l)),
+    },
   };
   let server;
   try {

@@ -20,6 +20,8 @@ export interface ApiserverOptions {
   storeHealthcheckTimeoutMs: number;
   anonymousAuth: boolean;
   verbosity: number;
+  /** Every flag value by name, for the modules that read their own flags (authentication, authorization). */
+  values: Record<string, unknown>;
   /** Flags given on the command line (normalised names), for the flag-versus-file rules. */
   explicit: Set<string>;
 }
@@ -44,6 +46,9 @@ export function apiserverFlags(): FlagSet {
     .add({ name: 'store-certfile', type: types.string, default: '', section: store, usage: 'SSL certification file used to secure etcd communication.' })
     .add({ name: 'store-keyfile', type: types.string, default: '', section: store, usage: 'SSL key file used to secure etcd communication.' })
     .add({ name: 'store-healthcheck-timeout', type: types.duration, default: 2000, section: store, usage: 'The timeout to use when checking etcd health.' })
+    .add({ name: 'egress-selector-config-file', type: types.string, default: '', section: 'Egress selector flags', usage: 'File with apiserver egress selector configuration.' })
+    .add({ name: 'tracing-config-file', type: types.string, default: '', section: 'Tracing flags', usage: 'File with apiserver tracing configuration.' })
+    .add({ name: 'admission-control-config-file', type: types.string, default: '', section: 'Admission flags', usage: 'File with admission control configuration.' })
     .add({ name: 'anonymous-auth', type: types.bool, default: true, section: 'Authentication flags', usage: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.' })
     .add({ name: 'v', shorthand: 'v', type: levelType, default: 0, section: 'Logs flags', usage: 'number for the log level verbosity' })
     .add({ name: 'help', shorthand: 'h', type: types.bool, default: false, section: generic, usage: 'help for apiserver' })
@@ -81,6 +86,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     storeHealthcheckTimeoutMs: v['store-healthcheck-timeout'] as number,
     anonymousAuth: v['anonymous-auth'] as boolean,
     verbosity: v['v'] as number,
+    values: v,
     explicit: r.explicit,
   };
   const errors = [...r.errors];

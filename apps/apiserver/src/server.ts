@@ -10,6 +10,8 @@ import { requestInfo, requestAttributes, type Authorizer, type RequestAuthentica
 import { HealthChecks, ShutdownCheck, logCheck, notFound, pingCheck, type HealthCheck, type HealthEndpoint } from '@cl/healthz';
 import { generateSelfSignedServing } from '@cl/pki';
 import { openStore, storeHealthCheck, type Store } from '@cl/store';
+import { listenForwarder, type EgressSelector, type Forwarder } from '@cl/egress';
+import { isTracingTrusted, serverSpanName, type Tracing } from '@cl/tracing';
 import type { Logger } from './logger';
 import type { ApiserverOptions } from './options';
 import { ApiServiceRegistry, createPostStartHooks, type GroupVersion, type HookName } from './post-start-hooks';
@@ -30,6 +32,10 @@ export interface ServerParts {
   /** Extra health checks (e.g. from the authenticators), added before the boot steps. */
   healthChecks?: Array<{ endpoints: HealthEndpoint[]; check: HealthCheck }>;
   extraSteps?: Partial<Record<HookName, () => Promise<void>>>;
+  /** Outbound connections: the store through `store` (alias `etcd`). Direct when absent. */
+  egress?: EgressSelector;
+  /** Request spans; absent or disabled means no span work on the request path. */
+  tracing?: Tracing;
   /** Called once the server has stopped, to release what the parts hold (watchers, clients). */
   onClose?: () => Promise<void> | void;
 }
@@ -49,12 +55,15 @@ const ALL: HealthEndpoint[] = ['healthz', 'livez', 'readyz'];
 
 export async function startApiserver(opts: ApiserverOptions, parts: ServerParts, log: Logger): Promise<RunningServer> {
   const metrics = requestMetrics();
+  const storeForwarder = await storeTunnel(opts, parts.egress);
   const store = openStore({
     servers: opts.storeServers,
     dataDir: opts.dataDir,
     prefix: opts.storePrefix,
     tls: { caFile: opts.storeCaFile || undefined, certFile: opts.storeCertFile || undefined, keyFile: opts.storeKeyFile || undefined },
+    connectTarget: storeForwarder?.address,
   });
+  const tracing = parts.tracing?.enabled ? parts.tracing : undefined;
 
   const health = new HealthChecks({ log: (l) => log.info(l.trimEnd()), metrics: metrics.health });
   const shutdownCheck = new ShutdownCheck();
@@ -99,8 +108,11 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     });
     try {
       let user: UserInfo;
+      // Upstream 1.33: an `authentication` span of its own, then the server span parented by the caller's trace
+      // context only for privileged users (otherwise a new root linked to it).
+      const authnSpan = tracing?.startSpan('authentication', { parent: null, tracerName: 'k8s.op/apiserver/pkg/endpoints/filterlatency' });
       try {
-        const r = await parts.authenticator.authenticate(req);
+        const r = await parts.authenticator.authenticate(req).finally(() => authnSpan?.end());
         if (!r) {
           log.v(2, `Unable to authenticate the request: no credentials accepted for ${method} ${info.path}`);
           return writeStatus(req, res, statuses.unauthorized());
@@ -111,36 +123,58 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
         return writeStatus(req, res, statuses.unauthorized());
       }
       const attrs = requestAttributes(req, user, info);
-      let decision;
-      try {
-        decision = await parts.authorizer.authorize(attrs);
-      } catch (e) {
-        log.error(`Authorization error (user=${JSON.stringify(user.username)}, verb=${JSON.stringify(attrs.verb)}): ${(e as Error).message}`);
-        return writeStatus(req, res, statuses.internal((e as Error).message));
+      if (tracing) {
+        const { span, context } = tracing.startServerSpan(req, {
+          name: serverSpanName(method, info),
+          trusted: isTracingTrusted(user.groups),
+          localParent: authnSpan ? tracing.contextWith(authnSpan) : undefined,
+        });
+        res.on('finish', () => span.end());
+        return await tracing.withContext(context, () => authorizeAndServe(req, res, user, info, attrs, (c) => (pathClass = c)));
       }
-      if (decision.decision !== 'Allow') {
-        log.v(2, `Forbidden: ${JSON.stringify(info.path)}, Reason: ${JSON.stringify(decision.reason)}`);
-        return writeStatus(req, res, forbidden(attrs, decision.reason));
-      }
-      const path = info.path;
-      if (health.isHealthPath(path)) {
-        pathClass = path;
-        await health.handle(req, res);
-        return;
-      }
-      const route = routes.find((r) => r.matches(method, path));
-      if (!route) {
-        if (/^\/apis?(\/|$)/.test(path)) return writeStatus(req, res, statuses.notFound());
-        return notFound(res);
-      }
-      pathClass = route.pathClass;
-      const ctx: RequestContext = { req, res, user, info, path };
-      await route.handle(ctx);
+      return await authorizeAndServe(req, res, user, info, attrs, (c) => (pathClass = c));
     } catch (e) {
       log.error(`request ${method} ${JSON.stringify(req.url)} failed: ${(e as Error).stack ?? e}`);
       if (!res.headersSent) writeStatus(req, res, statuses.internal('an error on the server has prevented the request from succeeding'));
       else res.destroy();
     }
+  };
+
+  const authorizeAndServe = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    user: UserInfo,
+    info: ReturnType<typeof requestInfo>,
+    attrs: ReturnType<typeof requestAttributes>,
+    setPathClass: (c: string) => void,
+  ) => {
+    const method = req.method ?? 'GET';
+    let decision;
+    const authzSpan = tracing?.startSpan('authorization', { attributes: { verb: attrs.verb, path: attrs.path } });
+    try {
+      decision = await parts.authorizer.authorize(attrs).finally(() => authzSpan?.end());
+    } catch (e) {
+      log.error(`Authorization error (user=${JSON.stringify(user.username)}, verb=${JSON.stringify(attrs.verb)}): ${(e as Error).message}`);
+      return writeStatus(req, res, statuses.internal((e as Error).message));
+    }
+    if (decision.decision !== 'Allow') {
+      log.v(2, `Forbidden: ${JSON.stringify(info.path)}, Reason: ${JSON.stringify(decision.reason)}`);
+      return writeStatus(req, res, forbidden(attrs, decision.reason));
+    }
+    const path = info.path;
+    if (health.isHealthPath(path)) {
+      setPathClass(path);
+      await health.handle(req, res);
+      return;
+    }
+    const route = routes.find((r) => r.matches(method, path));
+    if (!route) {
+      if (/^\/apis?(\/|$)/.test(path)) return writeStatus(req, res, statuses.notFound());
+      return notFound(res);
+    }
+    setPathClass(route.pathClass);
+    const ctx: RequestContext = { req, res, user, info, path };
+    await route.handle(ctx);
   };
 
   const tls = await servingCertificate(opts, log);
@@ -191,6 +225,8 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
       logHealth.stop();
       await parts.onClose?.();
       await store.close();
+      await storeForwarder?.close();
+      await parts.tracing?.shutdown();
       log.info('Server stopped: in-flight requests finished');
     })());
 
@@ -203,6 +239,13 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     started,
     shutdown,
   };
+}
+
+/** etcd's gRPC client cannot take a socket, so a tunnelled `store` selection is reached through a loopback forwarder. */
+async function storeTunnel(opts: ApiserverOptions, egress: EgressSelector | undefined): Promise<Forwarder | undefined> {
+  if (!egress || opts.storeServers.length === 0 || egress.isDirect('store')) return undefined;
+  const u = new URL(opts.storeServers[0]);
+  return listenForwarder(egress.dialerFor('store'), u.hostname.replace(/^\[|\]$/g, ''), Number(u.port || 2379));
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {

@@ -1,0 +1,131 @@
+// API discovery documents for the groups this server serves: the legacy forms (/api APIVersions, /apis
+// APIGroupList, /apis/<g> APIGroup, /apis/<g>/<v> and /api/v1 APIResourceList) and the aggregated
+// apidiscovery.k8s.io/v2 lists kubectl 1.33 asks for first (Accept: ...;as=APIGroupDiscoveryList).
+import type { IncomingMessage } from 'node:http';
+import { exactRoute, type RequestContext, type Route } from '../routes';
+import { writeJson } from '../status';
+
+export interface DiscoveryResource {
+  name: string;
+  singularName: string;
+  namespaced: boolean;
+  kind: string;
+  verbs: string[];
+  shortNames?: string[];
+}
+
+export interface DiscoveryGroup {
+  /** '' for the core group (/api). */
+  name: string;
+  versions: { version: string; resources: DiscoveryResource[] }[];
+}
+
+const AGGREGATED_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+
+function wantsAggregated(req: IncomingMessage): boolean {
+  const accept = String(req.headers.accept ?? '');
+  return accept.split(',').some((part) => {
+    const params = part.split(';').map((p) => p.trim());
+    return params[0] === 'application/json' && params.includes('g=apidiscovery.k8s.io') && params.includes('v=v2') && params.includes('as=APIGroupDiscoveryList');
+  });
+}
+
+function writeDiscovery(ctx: RequestContext, code: number, obj: unknown): void {
+  ctx.res.setHeader('Vary', 'Accept');
+  writeJson(ctx.req, ctx.res, code, obj);
+}
+
+function aggregated(groups: DiscoveryGroup[]) {
+  return {
+    kind: 'APIGroupDiscoveryList',
+    apiVersion: 'apidiscovery.k8s.io/v2',
+    metadata: {},
+    items: groups.map((g) => ({
+      metadata: g.name ? { name: g.name, creationTimestamp: null } : { creationTimestamp: null },
+      versions: g.versions.map((v) => ({
+        version: v.version,
+        resources: v.resources.map((r) => ({
+          resource: r.name,
+          responseKind: { group: '', version: '', kind: r.kind },
+          scope: r.namespaced ? 'Namespaced' : 'Cluster',
+          singularResource: r.singularName,
+          verbs: r.verbs,
+          ...(r.shortNames ? { shortNames: r.shortNames } : {}),
+        })),
+        freshness: 'Current',
+      })),
+    })),
+  };
+}
+
+const groupVersionRef = (g: DiscoveryGroup, v: string) => ({ groupVersion: g.name ? `${g.name}/${v}` : v, version: v });
+
+function apiGroup(g: DiscoveryGroup) {
+  return { name: g.name, versions: g.versions.map((v) => groupVersionRef(g, v.version)), preferredVersion: groupVersionRef(g, g.versions[0].version) };
+}
+
+function resourceList(g: DiscoveryGroup, version: { version: string; resources: DiscoveryResource[] }) {
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersionRef(g, version.version).groupVersion, resources: version.resources };
+}
+
+/** `core` is the '' group (always served as /api v1); `groups` are the named groups under /apis. */
+export function discoveryRoutes(core: DiscoveryGroup, groups: () => DiscoveryGroup[]): Route[] {
+  const serve = (ctx: RequestContext, aggregatedBody: () => unknown, legacy: () => unknown) => {
+    if (wantsAggregated(ctx.req)) {
+      const body = JSON.stringify(aggregatedBody()) + '\n';
+      ctx.res.statusCode = 200;
+      ctx.res.setHeader('Content-Type', AGGREGATED_V2);
+      ctx.res.setHeader('Vary', 'Accept');
+      ctx.res.setHeader('Content-Length', Buffer.byteLength(body));
+      ctx.res.end(body);
+      return;
+    }
+    writeDiscovery(ctx, 200, legacy());
+  };
+  const routes: Route[] = [
+    exactRoute('/api', (ctx) =>
+      serve(ctx, () => aggregated([core]), () => ({
+        kind: 'APIVersions',
+        versions: core.versions.map((v) => v.version),
+        serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `${ctx.req.socket.localAddress?.includes(':') ? `[${ctx.req.socket.localAddress}]` : ctx.req.socket.localAddress}:${ctx.req.socket.localPort}` }],
+      })), ['GET', 'HEAD']),
+    exactRoute('/apis', (ctx) => serve(ctx, () => aggregated(groups()), () => ({ kind: 'APIGroupList', apiVersion: 'v1', groups: groups().map(apiGroup) })), ['GET', 'HEAD']),
+  ];
+  for (const v of core.versions) {
+    routes.push(exactRoute(`/api/${v.version}`, (ctx) => writeDiscovery(ctx, 200, resourceList(core, v)), ['GET', 'HEAD']));
+  }
+  // Named groups can be added later, so these routes look the group up per request.
+  routes.push({
+    pathClass: '/apis/{group}[/{version}]',
+    matches: (method, path) => (method === 'GET' || method === 'HEAD') && findGroup(groups(), path) !== null,
+    handle: (ctx) => {
+      const hit = findGroup(groups(), ctx.path)!;
+      if (hit.version) writeDiscovery(ctx, 200, resourceList(hit.group, hit.version));
+      else writeDiscovery(ctx, 200, { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(hit.group) });
+    },
+  });
+  return routes;
+}
+
+function findGroup(groups: DiscoveryGroup[], path: string): { group: DiscoveryGroup; version?: DiscoveryGroup['versions'][number] } | null {
+  const m = /^\/apis\/([^/]+)(?:\/([^/]+))?\/?$/.exec(path);
+  if (!m) return null;
+  const group = groups.find((g) => g.name === m[1]);
+  if (!group) return null;
+  if (!m[2]) return { group };
+  const version = group.versions.find((v) => v.version === m[2]);
+  return version ? { group, version } : null;
+}
+
+export const authenticationGroup: DiscoveryGroup = {
+  name: 'authentication.k8s.io',
+  versions: [
+    {
+      version: 'v1',
+      resources: [
+        { name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] },
+        { name: 'tokenreviews', singularName: 'tokenreview', namespaced: false, kind: 'TokenReview', verbs: ['create'] },
+      ],
+    },
+  ],
+};
