@@ -6,7 +6,7 @@ export function checkSwap(failSwapOn: boolean, log: (l: string) => void): string
   if (!failSwapOn) return null;
   const lines = swapLines();
   if (lines === null) {
-    log('I "File does not exist, assuming that swap is disabled" path="/proc/swaps"');
+    log('"File does not exist, assuming that swap is disabled" path="/proc/swaps"');
     return null;
   }
   if (lines.length > 1) {
@@ -39,7 +39,7 @@ export function checkKernelDefaults(protect: boolean, log: (l: string) => void):
     const got = readSysctl(name);
     if (got === null || Number(got) === want) continue;
     if (protect) errs.push(`invalid kernel flag: ${name}, expected value: ${want}, actual value: ${got}`);
-    else log(`I "Kernel tunable differs from the expected value, not changing it" flag="${name}" expected=${want} actual=${got}`);
+    else log(`"Kernel tunable differs from the expected value, not changing it" flag="${name}" expected=${want} actual=${got}`);
   }
   return errs;
 }

@@ -1,0 +1,118 @@
+// Starts the built `clet` binary (apps/clet/dist/main.js) the way an operator would, and talks to it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { request as httpsRequest } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+
+export const CLET_BIN = join(__dirname, '..', 'dist', 'main.js');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface CletProcess {
+  child: ChildProcess;
+  stderr(): string;
+  stdout(): string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+  stop(): Promise<number | null>;
+}
+
+/** Spawns clet; resolves once it logged "Started clet" or exited. */
+export function startClet(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CletProcess> {
+  const child = spawn(process.execPath, [CLET_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const proc: CletProcess = {
+    child,
+    stderr: () => err,
+    stdout: () => out,
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+  return new Promise((resolve) => {
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => {
+      err += d;
+      if (err.includes('"Started clet"')) resolve(proc);
+    });
+    void exited.then(() => resolve(proc));
+  });
+}
+
+/** Runs clet to completion (for flags that end it). */
+export async function runClet(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const p = await startClet(args, env);
+  const code = p.child.exitCode !== null ? p.child.exitCode : await p.stop();
+  await p.exited;
+  return { code, stdout: p.stdout(), stderr: p.stderr() };
+}
+
+export interface Reply {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface RequestOptions {
+  ca?: string | Buffer;
+  cert?: string;
+  key?: string;
+  token?: string;
+  method?: string;
+  maxVersion?: 'TLSv1.2' | 'TLSv1.3';
+}
+
+export function get(url: string, opts: RequestOptions = {}): Promise<Reply> {
+  const u = new URL(url);
+  const request = u.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      u,
+      {
+        method: opts.method ?? 'GET',
+        ca: opts.ca,
+        cert: opts.cert,
+        key: opts.key,
+        // The self-signed serving pair is trusted through its own CA (appended to clet.crt) when given.
+        rejectUnauthorized: opts.ca !== undefined,
+        maxVersion: opts.maxVersion,
+        agent: false,
+        headers: opts.token ? { Authorization: `Bearer ${opts.token}` } : {},
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Whether anything accepts TCP connections on 127.0.0.1:port. */
+export function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
