@@ -74,6 +74,7 @@ export interface RequestOptions {
   token?: string;
   method?: string;
   maxVersion?: 'TLSv1.2' | 'TLSv1.3';
+  ciphers?: string;
 }
 
 export function get(url: string, opts: RequestOptions = {}): Promise<Reply> {
@@ -90,6 +91,7 @@ export function get(url: string, opts: RequestOptions = {}): Promise<Reply> {
         // The self-signed serving pair is trusted through its own CA (appended to clet.crt) when given.
         rejectUnauthorized: opts.ca !== undefined,
         maxVersion: opts.maxVersion,
+        ciphers: opts.ciphers,
         agent: false,
         headers: opts.token ? { Authorization: `Bearer ${opts.token}` } : {},
       },

@@ -2,7 +2,7 @@
 // client certificates, bearer tokens through TokenReview, and SubjectAccessReview authorization.
 // A small HTTPS server in this file stands in for the API server: it answers TokenReview and
 // SubjectAccessReview the way the real API server does, and counts the calls so caching is visible.
-import { mkdtempSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { createCA, issueClientCert, issueServingCert, certificateSubject, type PemPair } from '@cl/pki';
 // tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { startContainerd, type PrivateContainerd } from '../../../tools/containerd/harness';
+import { ensureTestImages, startContainerd, type PrivateContainerd } from '../../../tools/containerd/harness';
 import { freePort, get, isListening, startClet, type CletProcess } from './clet-harness';
 
 jest.setTimeout(120_000);
@@ -25,6 +25,7 @@ let otherCa: PemPair;
 let alice: PemPair;
 let carol: PemPair;
 let stranger: PemPair;
+let dave: PemPair;
 let api: Server;
 const reviews = { token: 0, sar: 0, sarBodies: [] as Array<Record<string, unknown>> };
 const running: CletProcess[] = [];
@@ -63,6 +64,7 @@ beforeAll(async () => {
   alice = await issueClientCert(ca, { cn: 'alice', groups: ['admins'] });
   carol = await issueClientCert(ca, { cn: 'carol' });
   stranger = await issueClientCert(otherCa, { cn: 'alice' });
+  dave = await issueClientCert(ca, { cn: 'dave' });
   writeFileSync(join(tmp, 'ca.pem'), ca.certPem);
 
   const apiServing = await issueServingCert(ca, { hosts: ['127.0.0.1'] });
@@ -80,6 +82,10 @@ beforeAll(async () => {
       } else if (req.url === '/apis/authorization.k8s.io/v1/subjectaccessreviews') {
         reviews.sar++;
         reviews.sarBodies.push(review.spec);
+        if (review.spec.user === 'dave') {
+          res.statusCode = 500;
+          return res.end('{"kind":"Status","status":"Failure","code":500}');
+        }
         const allowed = review.spec.user === 'alice' || review.spec.user === 'bob';
         res.end(JSON.stringify({ ...review, status: allowed ? { allowed: true, reason: 'test allows' } : { allowed: false, reason: 'nope' } }));
       } else {
@@ -127,7 +133,26 @@ describe('flag defaults: anonymous + AlwaysAllow', () => {
   beforeAll(async () => {
     dir = join(tmp, 'defaults');
     p = await ports();
-    proc = await clet(standaloneArgs(dir, p));
+    const images = ensureTestImages(ctd.socket);
+    mkdirSync(join(dir, 'manifests'), { recursive: true });
+    writeFileSync(
+      join(dir, 'manifests', 'web.yaml'),
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'web' },
+        spec: {
+          hostNetwork: true,
+          containers: [{ name: 'c', image: images.busybox, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done'] }],
+        },
+      }),
+    );
+    proc = await clet([
+      ...standaloneArgs(dir, p),
+      `--pod-manifest-path=${join(dir, 'manifests')}`,
+      '--file-check-frequency=1s',
+      '--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_AES_128_GCM_SHA256',
+    ]);
   });
 
   test('health server: ping only, upstream bodies, 404 elsewhere', async () => {
@@ -146,14 +171,14 @@ describe('flag defaults: anonymous + AlwaysAllow', () => {
     const pods = await get(`${base}/pods`);
     expect(pods.status).toBe(200);
     expect(pods.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(pods.body)).toEqual({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: [] });
+    expect(JSON.parse(pods.body)).toMatchObject({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: expect.any(Array) });
     for (const path of ['/containerLogs/default/x/y', '/exec/a/b/c', '/runningpods/']) {
       expect(await get(base + path)).toMatchObject({ status: 405, body: 'Debug endpoints are disabled.\n' });
     }
     expect((await get(`${base}/configz`)).status).toBe(404);
     expect((await get(`${base}/spec/`)).status).toBe(404);
     const metrics = await get(`${base}/metrics`);
-    expect(metrics.body).toContain('clet_running_pods 0');
+    expect(metrics.body).toMatch(/\nclet_running_pods \d+\n/);
     expect(metrics.body).toContain('clet_node_name{node="node1"} 1');
   });
 
@@ -167,6 +192,25 @@ describe('flag defaults: anonymous + AlwaysAllow', () => {
     expect((await get(`${base}/pods`, { ca: caOfServer })).status).toBe(200);
     const configz = JSON.parse((await get(`${base}/configz`)).body) as { kubeletconfig: Record<string, unknown> };
     expect(configz.kubeletconfig).toMatchObject({ port: p.port, readOnlyPort: p.ro, healthzPort: p.hz, failSwapOn: false, syncFrequency: '1m0s' });
+  });
+
+  test('/pods serves the running static pod with its status, on both servers', async () => {
+    let pod: { metadata: { name: string; namespace: string }; status?: { phase?: string } } | undefined;
+    // Poll until the runtime reports the pod running; the suite's timeout bounds the wait.
+    while (pod?.status?.phase !== 'Running') {
+      await new Promise((r) => setTimeout(r, 500));
+      pod = JSON.parse((await get(`http://127.0.0.1:${p.ro}/pods`)).body).items[0];
+    }
+    expect(pod.metadata).toMatchObject({ name: 'web-node1', namespace: 'default' });
+    const main = JSON.parse((await get(`https://127.0.0.1:${p.port}/pods`)).body);
+    expect(main.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(['web-node1']);
+    expect((await get(`http://127.0.0.1:${p.ro}/metrics`)).body).toContain('clet_running_pods 1');
+  });
+
+  test('--tls-cipher-suites limits TLS 1.2 to the listed suites', async () => {
+    const base = `https://127.0.0.1:${p.port}`;
+    expect((await get(`${base}/healthz`, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256' })).status).toBe(200);
+    await expect(get(`${base}/healthz`, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES256-GCM-SHA384' })).rejects.toThrow();
   });
 
   test('SIGTERM ends the agent with status 0', async () => {
@@ -229,6 +273,11 @@ describe('x509, TokenReview and SubjectAccessReview', () => {
   test('denied by the webhook: 403 naming user, verb and subresources', async () => {
     const r = await get(`${base}/pods`, { cert: carol.certPem, key: carol.keyPem });
     expect(r).toMatchObject({ status: 403, body: 'Forbidden (user=carol, verb=get, resource=nodes, subresource(s)=[proxy])\n' });
+  });
+
+  test('a failing webhook is a 500 Authorization error, not a decision', async () => {
+    const r = await get(`${base}/pods`, { cert: dave.certPem, key: dave.keyPem });
+    expect(r).toMatchObject({ status: 500, body: 'Authorization error (user=dave, verb=get, resource=nodes, subresource=proxy)' });
   });
 
   test('bearer token through TokenReview, cached for its TTL', async () => {
