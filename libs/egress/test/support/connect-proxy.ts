@@ -14,6 +14,8 @@ export interface ConnectProxy {
   mode: ProxyMode;
   /** Every byte each accepted connection sent, in order (CONNECT head included). */
   connections: Buffer[];
+  /** Keep a copy of every byte (tests); benchmarks turn it off. */
+  recordData: boolean;
   /** Subject CN of the client certificate of each TLS connection. */
   clientCNs: string[];
   address: { path: string } | { host: string; port: number };
@@ -25,7 +27,7 @@ export async function startConnectProxy(
   mode: ProxyMode = { kind: 'forward' },
 ): Promise<ConnectProxy> {
   const sockets = new Set<net.Socket>();
-  const proxy: ConnectProxy = { mode, connections: [], clientCNs: [], address: { path: '' }, close: async () => undefined };
+  const proxy: ConnectProxy = { mode, recordData: true, connections: [], clientCNs: [], address: { path: '' }, close: async () => undefined };
   const onConnection = (socket: net.Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -63,7 +65,7 @@ export async function startConnectProxy(
       const upstream = net.connect({ host, port: Number(target.slice(sep + 1)) }, () => {
         socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (rest.length) upstream.write(rest);
-        socket.on('data', record);
+        if (proxy.recordData) socket.on('data', record);
         socket.pipe(upstream);
         upstream.pipe(socket);
       });
