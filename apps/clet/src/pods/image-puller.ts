@@ -1,0 +1,95 @@
+// Image pulls by imagePullPolicy, serialised or parallel (serializeImagePulls), rate limited by
+// registryPullQPS / registryBurst, with the image back-off and upstream's waiting reasons.
+import type { CriClient, PodSandboxConfig } from '@cl/cri';
+import { formatDuration } from '@cl/flags';
+import type { Container, Pod } from './api-types';
+import { Backoff } from './backoff';
+
+/** A failed image step: `reason` becomes the container's waiting reason. */
+export class ImageError extends Error {
+  constructor(readonly reason: 'ErrImagePull' | 'ImagePullBackOff' | 'ErrImageNeverPull' | 'InvalidImageName', message: string) {
+    super(message);
+  }
+}
+
+/** Appends `:latest` when the reference has neither tag nor digest (no registry normalisation). */
+export function applyDefaultImageTag(image: string): string {
+  if (image.includes('@')) return image;
+  const last = image.slice(image.lastIndexOf('/') + 1);
+  return last.includes(':') ? image : `${image}:latest`;
+}
+
+/** Token bucket: `qps` tokens per second up to `burst`; qps 0 means unlimited. */
+class TokenBucket {
+  private tokens: number;
+  private last = Date.now();
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly qps: number, private readonly burst: number) {
+    this.tokens = Math.max(1, burst);
+  }
+
+  take(): Promise<void> {
+    if (this.qps <= 0) return Promise.resolve();
+    const p = this.queue.then(async () => {
+      const refill = () => {
+        const now = Date.now();
+        this.tokens = Math.min(Math.max(1, this.burst), this.tokens + ((now - this.last) / 1000) * this.qps);
+        this.last = now;
+      };
+      refill();
+      if (this.tokens < 1) {
+        await new Promise((r) => setTimeout(r, ((1 - this.tokens) / this.qps) * 1000));
+        refill();
+      }
+      this.tokens -= 1;
+    });
+    this.queue = p;
+    return p;
+  }
+}
+
+export interface ImagePullerOptions { serialize: boolean; qps: number; burst: number }
+
+export class ImagePuller {
+  private readonly backoff = new Backoff();
+  private readonly limiter: TokenBucket;
+  private serial: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly cri: CriClient, private readonly opts: ImagePullerOptions, private readonly log: (l: string) => void) {
+    this.limiter = new TokenBucket(opts.qps, opts.burst);
+  }
+
+  /** Makes sure the container's image is present; returns the image reference for CreateContainer. */
+  async ensureImage(pod: Pod, c: Container, sandbox: PodSandboxConfig): Promise<string> {
+    const image = applyDefaultImageTag(c.image ?? '');
+    const policy = c.imagePullPolicy ?? 'IfNotPresent';
+    const present = policy === 'Always' ? null : await this.cri.imageStatus({ image });
+    if (present) return present.id;
+    if (policy === 'Never') {
+      throw new ImageError('ErrImageNeverPull', `Container image "${c.image}" is not present with pull policy of Never`);
+    }
+    const key = `${pod.metadata.uid}_${image}`;
+    if (this.backoff.isInBackOffSince(key, Date.now())) {
+      throw new ImageError('ImagePullBackOff', `Back-off pulling image "${c.image}"`);
+    }
+    await this.limiter.take();
+    const pull = async () => this.cri.pullImage({ image }, undefined, sandbox);
+    try {
+      let ref: string;
+      if (this.opts.serialize) {
+        const p = this.serial.then(pull, pull);
+        this.serial = p.catch(() => undefined);
+        ref = await p;
+      } else {
+        ref = await pull();
+      }
+      return ref;
+    } catch (e) {
+      this.backoff.next(key, Date.now());
+      const msg = `Failed to pull image "${c.image}": ${(e as Error).message}`;
+      this.log(`"Failed to pull image" image=${JSON.stringify(c.image)} err=${JSON.stringify((e as Error).message)} backoff=${JSON.stringify(formatDuration(this.backoff.get(key)))}`);
+      throw new ImageError('ErrImagePull', msg);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import type { CletConfiguration } from '../config/types';
+import { CriPodManager } from './pod-manager';
+
+/**
+ * What the node agent's CLI hands the pod runtime.
+ *
+ * Required: `config` (the effective configuration; fields read: staticPodPath, staticPodURL,
+ * staticPodURLHeader, fileCheckFrequency, httpCheckFrequency, syncFrequency, containerRuntimeEndpoint,
+ * imageServiceEndpoint, runtimeRequestTimeout, serializeImagePulls, registryPullQPS, registryBurst,
+ * containerLogMaxSize, containerLogMaxFiles, containerLogMonitorInterval, imageGCHighThresholdPercent,
+ * imageGCLowThresholdPercent, imageMinimumGCAge, maxPods, podLogsDir, runOnce, resolvConf, clusterDNS,
+ * clusterDomain), `nodeName` (already lower-cased) and `log` (one line per call).
+ *
+ * Optional, from flags that are not config fields (upstream KubeletFlags; pass them when set):
+ * - `rootDir` (`--root-dir`, default /var/lib/clet): emptyDir volumes, /etc/hosts files, termination logs.
+ * - `podInfraContainerImage` (`--pod-infra-container-image`): never removed by image GC. The sandbox
+ *   image itself is the runtime's choice (containerd's `sandbox_image`), as in upstream 1.33.
+ * - `minimumContainerTTLDuration` (ms, `--minimum-container-ttl-duration`, default 0),
+ *   `maximumDeadContainersPerContainer` (default 1), `maximumDeadContainers` (default -1): container GC.
+ * - `nodeIP` (`--node-ip`): host IP in pod status and the pod IP of host-network pods; default the first
+ *   non-loopback IPv4 address.
+ * Tuning knobs for tests (upstream constants when absent): relistPeriodMs (1s), housekeepingPeriodMs (2s),
+ * containerGCPeriodMs (1m), imageGCPeriodMs (5m).
+ *
+ * With `config.runOnce`, start() runs the pods once and resolves when they run (the caller then
+ * exits 0, leaving them running) or rejects with `runonce failed: ...`.
+ */
+export interface PodManagerOptions {
+  config: CletConfiguration;
+  nodeName: string;
+  log: (line: string) => void;
+  rootDir?: string;
+  podInfraContainerImage?: string;
+  minimumContainerTTLDuration?: number;
+  maximumDeadContainersPerContainer?: number;
+  maximumDeadContainers?: number;
+  nodeIP?: string;
+  relistPeriodMs?: number;
+  housekeepingPeriodMs?: number;
+  containerGCPeriodMs?: number;
+  imageGCPeriodMs?: number;
+}
+
+export interface PodManager {
+  /** Connects to the CRI (rejects with upstream's `validate service connection: ...`), starts the sources and loops. */
+  start(): Promise<void>;
+  /** Stops sources and loops; containers keep running (as upstream on shutdown). */
+  stop(): Promise<void>;
+  /** v1 Pod objects with the agent-computed status, for /pods. */
+  pods(): object[];
+  /** The `syncloop` health check: an error once the loop has not run for max(2*syncFrequency, 5m). */
+  syncLoopHealthy(): Error | null;
+}
+
+export function createPodManager(opts: PodManagerOptions): PodManager {
+  return new CriPodManager(opts);
+}
+
+export type { Pod, PodStatus, ContainerStatus } from './api-types';

@@ -1,0 +1,325 @@
+// The node agent's pod loop: sources -> desired pods -> per-pod workers (one sync at a time per pod,
+// pods in parallel) -> CRI. A 1s relist (PLEG) wakes a pod when its runtime state changes; a 2s
+// housekeeping kills what is no longer desired; GC and log rotation run on their own periods.
+import * as os from 'node:os';
+import { CriClient } from '@cl/cri';
+import { formatDuration, parseDuration } from '@cl/flags';
+import type { CletConfiguration } from '../config/types';
+import type { Pod } from './api-types';
+import { CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from './decode';
+import { collectContainers, collectImages, rotateContainerLogs } from './gc';
+import { ImagePuller } from './image-puller';
+import { logLine } from './log';
+import { PodRuntime, PodRuntimeState, PodSyncState, newSyncState } from './pod-runtime';
+import { podStatus } from './pod-status';
+import { parseQuantity } from './quantity';
+import { LABEL_POD_UID, RuntimeSpecContext, podFullName } from './runtime-spec';
+import { FileSource, HttpSource, PodSource } from './sources';
+import type { PodManager, PodManagerOptions } from './index';
+
+interface Entry { pod: Pod; ss: PodSyncState; status: Pod['status']; rejected?: { reason: string; message: string } }
+
+function defaultNodeIP(): string {
+  for (const list of Object.values(os.networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return '127.0.0.1';
+}
+
+const ms = (d: string | undefined, dflt: number) => (d ? parseDuration(d) : dflt);
+
+export class CriPodManager implements PodManager {
+  private readonly config: CletConfiguration;
+  private readonly log: (l: string) => void;
+  private cri: CriClient | undefined;
+  private runtime: PodRuntime | undefined;
+  private readonly sources: PodSource[] = [];
+  private readonly sourceSets = new Map<string, Pod[]>();
+  private readonly seen = new Map<string, string>();
+  private readonly entries = new Map<string, Entry>();
+  private readonly workers = new Map<string, { running: boolean; again: boolean; done: Promise<void> }>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly retryTimers = new Map<string, NodeJS.Timeout>();
+  private readonly fingerprints = new Map<string, string>();
+  private readonly imageFirstSeen = new Map<string, number>();
+  private lastSyncLoop = Date.now();
+  private runtimeName = 'containerd';
+  private stopped = false;
+  private readonly ctx: RuntimeSpecContext;
+  private readonly nodeIP: string;
+  private firstUpdate: (() => void) | undefined;
+
+  constructor(private readonly opts: PodManagerOptions) {
+    this.config = opts.config;
+    this.log = opts.log;
+    this.nodeIP = opts.nodeIP || defaultNodeIP();
+    this.ctx = {
+      podLogsDir: this.config.podLogsDir || '/var/log/pods',
+      rootDir: opts.rootDir ?? '/var/lib/clet',
+      resolvConf: this.config.resolvConf ?? '/etc/resolv.conf',
+      clusterDNS: this.config.clusterDNS ?? [],
+      clusterDomain: this.config.clusterDomain ?? '',
+      nodeIP: this.nodeIP,
+    };
+  }
+
+  async start(): Promise<void> {
+    const c = this.config;
+    this.cri = await CriClient.connect({
+      runtimeEndpoint: c.containerRuntimeEndpoint,
+      imageEndpoint: c.imageServiceEndpoint || c.containerRuntimeEndpoint,
+      timeoutMs: ms(c.runtimeRequestTimeout, 120_000),
+    });
+    this.runtimeName = (await this.cri.version()).runtimeName || 'containerd';
+    const puller = new ImagePuller(this.cri, { serialize: c.serializeImagePulls ?? true, qps: c.registryPullQPS ?? 5, burst: c.registryBurst ?? 10 }, this.log);
+    this.runtime = new PodRuntime(this.cri, puller, this.ctx, this.log);
+
+    const firstUpdate = new Promise<void>((resolve) => { this.firstUpdate = resolve; });
+    const onSet = (source: 'file' | 'http', pods: Pod[]) => this.onSourceSet(source, pods);
+    if (c.staticPodPath) this.sources.push(new FileSource(c.staticPodPath, this.opts.nodeName, ms(c.fileCheckFrequency, 20_000), onSet, this.log));
+    if (c.staticPodURL) {
+      this.sources.push(new HttpSource(c.staticPodURL, c.staticPodURLHeader ?? {}, this.opts.nodeName, ms(c.httpCheckFrequency, 20_000), onSet, this.log));
+    }
+    for (const s of this.sources) s.start();
+
+    if (c.runOnce) {
+      await this.runOnce(firstUpdate);
+      return;
+    }
+    const relist = this.opts.relistPeriodMs ?? 1000;
+    this.every(relist, () => this.relist());
+    this.every(this.opts.housekeepingPeriodMs ?? 2000, () => this.housekeeping());
+    this.every(ms(c.syncFrequency, 60_000), () => { for (const uid of this.entries.keys()) this.requestSync(uid); });
+    this.every(this.opts.containerGCPeriodMs ?? 60_000, () => this.containerGC());
+    this.every(this.opts.imageGCPeriodMs ?? 300_000, () => this.imageGC());
+    this.every(ms(c.containerLogMonitorInterval, 10_000), () => this.rotateLogs());
+  }
+
+  private every(periodMs: number, fn: () => Promise<void> | void): void {
+    let busy = false;
+    this.timers.push(setInterval(() => {
+      if (busy || this.stopped) return;
+      busy = true;
+      Promise.resolve().then(fn).catch((e: Error) => this.log(logLine('Periodic task failed', { err: e.message })))
+        .finally(() => { busy = false; });
+    }, Math.max(10, periodMs)));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const s of this.sources) s.stop();
+    for (const t of this.timers) clearInterval(t);
+    for (const t of this.retryTimers.values()) clearTimeout(t);
+    await Promise.all([...this.workers.values()].map((w) => w.done.catch(() => undefined)));
+    this.cri?.close();
+  }
+
+  pods(): object[] {
+    return [...this.entries.values()].map((e) => ({ ...e.pod, status: e.status ?? e.pod.status }));
+  }
+
+  syncLoopHealthy(): Error | null {
+    const limit = Math.max(2 * ms(this.config.syncFrequency, 60_000), 5 * 60_000);
+    return Date.now() - this.lastSyncLoop > limit ? new Error('sync Loop took longer than expected') : null;
+  }
+
+  // ---- sources -> desired pods ----
+
+  private onSourceSet(source: 'file' | 'http', pods: Pod[]): void {
+    const byName = new Map<string, Pod>();
+    for (const p of pods) {
+      const full = podFullName(p);
+      if (byName.has(full)) {
+        this.log(logLine(`Error validating pod ${full} from ${source} due to duplicate pod name ${JSON.stringify(p.metadata.name)}, ignoring`));
+        continue;
+      }
+      byName.set(full, p);
+    }
+    this.sourceSets.set(source, [...byName.values()]);
+    this.reconcileDesired();
+    this.firstUpdate?.();
+  }
+
+  private reconcileDesired(): void {
+    const desired = new Map<string, Pod>();
+    for (const [source, pods] of this.sourceSets) {
+      for (const p of pods) {
+        const uid = p.metadata.uid!;
+        if (!this.seen.has(uid)) this.seen.set(uid, new Date().toISOString());
+        p.metadata.annotations = { ...p.metadata.annotations, [CONFIG_SOURCE_ANNOTATION]: source, [CONFIG_SEEN_ANNOTATION]: this.seen.get(uid)! };
+        desired.set(uid, p);
+      }
+    }
+    for (const uid of [...this.entries.keys()]) {
+      if (!desired.has(uid)) {
+        this.entries.delete(uid);
+        this.seen.delete(uid);
+        this.log(logLine('Pod removed from its source, killing it', { podUID: uid }));
+        this.requestSync(uid); // the worker finds no entry and kills the pod
+      }
+    }
+    const maxPods = this.config.maxPods ?? 110;
+    let admitted = [...this.entries.values()].filter((e) => !e.rejected).length;
+    const ordered = [...desired.values()].sort((a, b) => this.seen.get(a.metadata.uid!)!.localeCompare(this.seen.get(b.metadata.uid!)!));
+    for (const p of ordered) {
+      const uid = p.metadata.uid!;
+      const existing = this.entries.get(uid);
+      if (existing) {
+        existing.pod = p;
+        continue;
+      }
+      const e: Entry = { pod: p, ss: newSyncState(), status: p.status };
+      if (admitted >= maxPods) {
+        // Upstream admission: the pod is rejected, never run, and reported Failed.
+        e.rejected = { reason: 'OutOfpods', message: `Node didn't have enough resource: pods, requested: 1, used: ${admitted}, capacity: ${maxPods}` };
+        e.status = { phase: 'Failed', reason: e.rejected.reason, message: e.rejected.message, startTime: e.ss.startTime };
+        this.log(logLine('Pod admission denied', { pod: podFullName(p), reason: e.rejected.reason, message: e.rejected.message }));
+      } else {
+        admitted++;
+      }
+      this.entries.set(uid, e);
+      if (!e.rejected) this.requestSync(uid);
+    }
+  }
+
+  // ---- per-pod workers ----
+
+  private requestSync(uid: string): void {
+    if (this.stopped) return;
+    const w = this.workers.get(uid);
+    if (w?.running) {
+      w.again = true;
+      return;
+    }
+    const worker = { running: true, again: false, done: Promise.resolve() };
+    worker.done = (async () => {
+      do {
+        worker.again = false;
+        await this.syncOne(uid);
+      } while (worker.again && !this.stopped);
+      worker.running = false;
+      if (this.workers.get(uid) === worker) this.workers.delete(uid);
+    })();
+    this.workers.set(uid, worker);
+  }
+
+  private async syncOne(uid: string): Promise<void> {
+    const runtime = this.runtime!;
+    const entry = this.entries.get(uid);
+    try {
+      if (!entry) {
+        const st = await runtime.state(uid);
+        await runtime.kill(null, st);
+        return;
+      }
+      if (entry.rejected) return;
+      const st = await runtime.sync(entry.pod, entry.ss);
+      this.updateStatus(entry, st);
+      this.scheduleRetry(uid, entry.ss.retryAt);
+    } catch (e) {
+      this.log(logLine('Error syncing pod, skipping', { pod: entry ? podFullName(entry.pod) : uid, podUID: uid, err: (e as Error).message }));
+      this.scheduleRetry(uid, Date.now() + 10_000);
+    }
+  }
+
+  private updateStatus(entry: Entry, st: PodRuntimeState): void {
+    entry.status = podStatus(entry.pod, st, entry.ss, { nodeIP: this.nodeIP, runtimeName: this.runtimeName });
+    this.fingerprints.set(entry.pod.metadata.uid!, fingerprint(st.sandboxes, st.containers));
+  }
+
+  private scheduleRetry(uid: string, at: number): void {
+    clearTimeout(this.retryTimers.get(uid));
+    this.retryTimers.delete(uid);
+    if (!at || this.stopped) return;
+    this.retryTimers.set(uid, setTimeout(() => { this.retryTimers.delete(uid); this.requestSync(uid); }, Math.max(0, at - Date.now()) + 20));
+  }
+
+  // ---- relist, housekeeping, GC ----
+
+  private async relist(): Promise<void> {
+    this.lastSyncLoop = Date.now();
+    const cri = this.cri!;
+    const [sandboxes, containers] = await Promise.all([cri.listPodSandbox(), cri.listContainers()]);
+    for (const [uid, entry] of this.entries) {
+      if (entry.rejected) continue;
+      const fp = fingerprint(sandboxes.filter((s) => s.labels[LABEL_POD_UID] === uid), containers.filter((c) => c.labels[LABEL_POD_UID] === uid));
+      if (this.fingerprints.get(uid) !== fp) this.requestSync(uid);
+    }
+  }
+
+  private async housekeeping(): Promise<void> {
+    if (this.sources.some((s, i) => !this.sourceSets.has(this.sourceKind(i)))) return; // not every source has reported yet
+    const cri = this.cri!;
+    const [sandboxes, containers] = await Promise.all([cri.listPodSandbox(), cri.listContainers()]);
+    const orphans = new Set<string>();
+    for (const s of sandboxes) if (s.state === 'SANDBOX_READY' && s.labels[LABEL_POD_UID]) orphans.add(s.labels[LABEL_POD_UID]);
+    for (const c of containers) if (c.state === 'CONTAINER_RUNNING' && c.labels[LABEL_POD_UID]) orphans.add(c.labels[LABEL_POD_UID]);
+    for (const uid of orphans) if (!this.entries.has(uid) && !this.workers.get(uid)?.running) this.requestSync(uid);
+  }
+
+  private sourceKind(i: number): string {
+    return this.sources[i] instanceof FileSource ? 'file' : 'http';
+  }
+
+  private async containerGC(): Promise<void> {
+    await collectContainers(this.cri!, {
+      minAgeMs: this.opts.minimumContainerTTLDuration ?? 0,
+      maxPerPodContainer: this.opts.maximumDeadContainersPerContainer ?? 1,
+      maxContainers: this.opts.maximumDeadContainers ?? -1,
+    }, (uid) => this.entries.has(uid), this.log);
+    this.runtime!.backoff.gc();
+  }
+
+  private async imageGC(): Promise<void> {
+    const c = this.config;
+    const removed = await collectImages(this.cri!, {
+      highThresholdPercent: c.imageGCHighThresholdPercent ?? 85,
+      lowThresholdPercent: c.imageGCLowThresholdPercent ?? 80,
+      minAgeMs: ms(c.imageMinimumGCAge, 120_000),
+      pinnedImages: this.opts.podInfraContainerImage ? [this.opts.podInfraContainerImage] : [],
+    }, this.imageFirstSeen, this.log);
+    for (const id of removed) this.log(logLine('Removed unused image', { imageID: id }));
+  }
+
+  private async rotateLogs(): Promise<void> {
+    const maxBytes = parseQuantity(this.config.containerLogMaxSize || '10Mi');
+    await rotateContainerLogs(this.cri!, maxBytes, Math.max(2, this.config.containerLogMaxFiles ?? 5), this.log);
+  }
+
+  // ---- --runonce ----
+
+  private async runOnce(firstUpdate: Promise<void>): Promise<void> {
+    const timeout = new Promise<'timeout'>((r) => { const t = setTimeout(() => r('timeout'), 1000); this.timers.push(t); });
+    if ((await Promise.race([firstUpdate, timeout])) === 'timeout') {
+      await this.stop();
+      throw new Error('runonce failed: no pod manifest update after 1s');
+    }
+    for (const s of this.sources) s.stop();
+    const failures: string[] = [];
+    await Promise.all([...this.entries.values()].filter((e) => !e.rejected).map(async (e) => {
+      let delay = 1000;
+      for (let i = 0; i < 10; i++) {
+        try {
+          const st = await this.runtime!.sync(e.pod, e.ss);
+          this.updateStatus(e, st);
+          const running = e.status?.containerStatuses?.every((cs) => cs.state.running || cs.state.terminated);
+          if (running) {
+            this.log(logLine('Pod started', { pod: podFullName(e.pod) }));
+            return;
+          }
+        } catch (err) {
+          this.log(logLine('Pod failed to start', { pod: podFullName(e.pod), err: (err as Error).message }));
+        }
+        await new Promise((r) => setTimeout(r, delay));
+        delay *= 2;
+      }
+      failures.push(`${podFullName(e.pod)}: timeout error: pod containers not running after ${formatDuration(delay - 1000)}`);
+    }));
+    this.cri?.close();
+    if (failures.length) throw new Error(`runonce failed: error running pods: [${failures.join(', ')}]`);
+  }
+}
+
+function fingerprint(sandboxes: { id: string; state: string }[], containers: { id: string; state: string }[]): string {
+  return [...sandboxes.map((s) => `${s.id}:${s.state}`).sort(), '|', ...containers.map((c) => `${c.id}:${c.state}`).sort()].join(',');
+}

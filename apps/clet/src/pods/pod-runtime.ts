@@ -1,0 +1,258 @@
+// One pod against the runtime: read its sandboxes and containers, bring them to what the spec wants
+// (upstream SyncPod / computePodActions), and kill it. Stateless about the pod apart from PodSyncState,
+// so a restarted agent adopts whatever it finds by the io.kubernetes.pod.uid label.
+import * as fs from 'node:fs';
+import { CriError, nanosToDate } from '@cl/cri';
+import type { ContainerStatus as CriContainerStatus, CriClient, PodSandbox, PodSandboxConfig } from '@cl/cri';
+import { formatDuration } from '@cl/flags';
+import type { Container, Pod } from './api-types';
+import { Backoff } from './backoff';
+import { ImageError, ImagePuller } from './image-puller';
+import { logLine } from './log';
+import {
+  ANN_CONTAINER_HASH, ANN_RESTART_COUNT, LABEL_CONTAINER_NAME, LABEL_POD_UID, RuntimeSpecContext, containerConfig,
+  containerHash, podLogDir, prepareVolumes, sandboxConfig,
+} from './runtime-spec';
+
+/** What the runtime holds for one pod; sandboxes and containers newest first. */
+export interface PodRuntimeState {
+  sandboxes: PodSandbox[];
+  sandboxIP: string;
+  containers: RuntimeContainer[];
+}
+
+/** A container's CRI status plus the sandbox it belongs to (which only the list call reports). */
+export type RuntimeContainer = CriContainerStatus & { podSandboxId: string };
+
+/** What the agent remembers between syncs of one pod (lost on restart, which upstream tolerates too). */
+export interface PodSyncState {
+  /** Waiting reason/message per container from the last sync (image errors, back-off, create errors). */
+  waiting: Map<string, { reason: string; message: string }>;
+  /** Set once nothing will run again (Never/OnFailure done); the sandbox is then stopped. */
+  terminal: boolean;
+  startTime: string;
+  /** When the pod should be synced again because a back-off ends (ms since epoch), or 0. */
+  retryAt: number;
+}
+
+export function newSyncState(): PodSyncState {
+  return { waiting: new Map(), terminal: false, startTime: new Date().toISOString(), retryAt: 0 };
+}
+
+const MIN_GRACE_SECONDS = 2;
+
+export function gracePeriodSeconds(pod: Pod): number {
+  const g = pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
+  return Math.max(MIN_GRACE_SECONDS, g);
+}
+
+function isNotFound(e: unknown): boolean {
+  return e instanceof CriError && e.code === 5;
+}
+
+function byNewest<T extends { createdAt: string }>(a: T, b: T): number {
+  const d = BigInt(b.createdAt || '0') - BigInt(a.createdAt || '0');
+  return d > 0n ? 1 : d < 0n ? -1 : 0;
+}
+
+export function restartCountOf(c: CriContainerStatus): number {
+  const n = Number(c.annotations[ANN_RESTART_COUNT] ?? c.metadata?.attempt ?? 0);
+  return Number.isFinite(n) ? n : 0;
+}
+
+export function shouldRestart(pod: Pod, exitCode: number): boolean {
+  const p = pod.spec.restartPolicy ?? 'Always';
+  return p === 'Always' || (p === 'OnFailure' && exitCode !== 0);
+}
+
+export class PodRuntime {
+  readonly backoff = new Backoff();
+
+  constructor(private readonly cri: CriClient, private readonly images: ImagePuller, private readonly ctx: RuntimeSpecContext,
+    private readonly log: (l: string) => void) {}
+
+  async state(uid: string): Promise<PodRuntimeState> {
+    const sel = { labelSelector: { [LABEL_POD_UID]: uid } };
+    const [sandboxes, list] = await Promise.all([this.cri.listPodSandbox(sel), this.cri.listContainers(sel)]);
+    sandboxes.sort(byNewest);
+    const containers: RuntimeContainer[] = [];
+    await Promise.all(list.map(async (c) => {
+      try {
+        containers.push({ ...(await this.cri.containerStatus(c.id)), podSandboxId: c.podSandboxId });
+      } catch (e) {
+        if (!isNotFound(e)) throw e; // removed between list and status
+      }
+    }));
+    containers.sort(byNewest);
+    let sandboxIP = '';
+    const ready = sandboxes.find((s) => s.state === 'SANDBOX_READY');
+    if (ready) {
+      try {
+        sandboxIP = (await this.cri.podSandboxStatus(ready.id)).status?.network?.ip ?? '';
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+    return { sandboxes, sandboxIP, containers };
+  }
+
+  /** Brings the pod's containers to the spec; returns the fresh runtime state for status. */
+  async sync(pod: Pod, ss: PodSyncState): Promise<PodRuntimeState> {
+    const uid = pod.metadata.uid!;
+    let st = await this.state(uid);
+    if (ss.terminal) {
+      await this.stopReadySandboxes(st);
+      return this.state(uid);
+    }
+    ss.retryAt = 0;
+    const newest = st.sandboxes[0];
+    const readyCount = st.sandboxes.filter((s) => s.state === 'SANDBOX_READY').length;
+    const needSandbox = !newest || newest.state !== 'SANDBOX_READY' || readyCount > 1 || (!pod.spec.hostNetwork && !st.sandboxIP);
+    const latestOf = (name: string) => st.containers.find((c) => c.labels[LABEL_CONTAINER_NAME] === name);
+
+    let sandboxId = newest?.id ?? '';
+    let sbConfig: PodSandboxConfig;
+    let freshSandbox = false;
+    if (needSandbox) {
+      // Never-restart pods whose sandbox died after running are finished, not re-created.
+      if (newest && pod.spec.restartPolicy === 'Never' && st.containers.length) {
+        ss.terminal = true;
+        await this.kill(pod, st);
+        return this.state(uid);
+      }
+      if (newest) await this.kill(pod, st);
+      const attempt = newest ? (newest.metadata?.attempt ?? 0) + 1 : 0;
+      sbConfig = sandboxConfig(this.ctx, pod, attempt);
+      fs.mkdirSync(podLogDir(this.ctx, pod), { recursive: true, mode: 0o755 });
+      try {
+        sandboxId = await this.cri.runPodSandbox(sbConfig);
+      } catch (e) {
+        this.log(logLine('Failed to create pod sandbox', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, err: (e as Error).message }));
+        for (const c of pod.spec.containers) ss.waiting.set(c.name, { reason: 'ContainerCreating', message: '' });
+        throw new Error(`Failed to create pod sandbox: ${(e as Error).message}`);
+      }
+      freshSandbox = true;
+      st = await this.state(uid);
+    } else {
+      sbConfig = sandboxConfig(this.ctx, pod, newest.metadata?.attempt ?? 0);
+    }
+
+    const podIP = pod.spec.hostNetwork ? this.ctx.nodeIP : st.sandboxIP;
+    let volumes: Map<string, string>;
+    try {
+      volumes = prepareVolumes(this.ctx, pod);
+    } catch (e) {
+      for (const c of pod.spec.containers) ss.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: (e as Error).message });
+      throw e;
+    }
+
+    let anyAlive = false;
+    const starts: Promise<void>[] = [];
+    for (const c of pod.spec.containers) {
+      const latest = latestOf(c.name);
+      if (latest && latest.state === 'CONTAINER_RUNNING' && !freshSandbox) {
+        if (latest.annotations[ANN_CONTAINER_HASH] === containerHash(c)) {
+          ss.waiting.delete(c.name);
+          anyAlive = true;
+          continue;
+        }
+        this.log(logLine('Container definition changed, will be restarted', { pod: pod.metadata.name, container: c.name }));
+        await this.stopContainer(latest.id, gracePeriodSeconds(pod));
+      }
+      if (latest && (latest.state === 'CONTAINER_CREATED' || latest.state === 'CONTAINER_UNKNOWN')) {
+        await this.stopContainer(latest.id, gracePeriodSeconds(pod));
+      }
+      if (latest && latest.state === 'CONTAINER_EXITED' && !shouldRestart(pod, latest.exitCode) && latest.podSandboxId === sandboxId) {
+        ss.waiting.delete(c.name);
+        continue; // finished for good in this sandbox
+      }
+      if (latest && latest.state === 'CONTAINER_EXITED' && freshSandbox && pod.spec.restartPolicy === 'OnFailure' && latest.exitCode === 0) {
+        continue; // a succeeded OnFailure container is not re-run in a new sandbox
+      }
+      anyAlive = true;
+      if (latest && latest.state === 'CONTAINER_EXITED' && !freshSandbox) {
+        const key = `${pod.metadata.name}_${pod.metadata.namespace}_${pod.metadata.uid}_${c.name}_${containerHash(c)}`;
+        const finished = nanosToDate(latest.finishedAt)?.getTime() ?? Date.now();
+        if (this.backoff.isInBackOffSince(key, finished)) {
+          const d = this.backoff.get(key);
+          ss.waiting.set(c.name, {
+            reason: 'CrashLoopBackOff',
+            message: `back-off ${formatDuration(d)} restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
+          });
+          const at = finished + d;
+          ss.retryAt = ss.retryAt ? Math.min(ss.retryAt, at) : at;
+          continue;
+        }
+        this.backoff.next(key, finished);
+      }
+      const restartCount = latest ? restartCountOf(latest) + 1 : 0;
+      starts.push(this.startContainer(pod, c, ss, sandboxId, sbConfig, restartCount, podIP, volumes));
+    }
+    await Promise.all(starts);
+    if (!anyAlive) {
+      // Nothing runs and nothing will: the pod is done (Succeeded or Failed).
+      ss.terminal = true;
+      await this.stopReadySandboxes(await this.state(uid));
+    }
+    return this.state(uid);
+  }
+
+  private async startContainer(pod: Pod, c: Container, ss: PodSyncState, sandboxId: string, sb: PodSandboxConfig,
+    restartCount: number, podIP: string, volumes: Map<string, string>): Promise<void> {
+    let imageRef: string;
+    try {
+      imageRef = await this.images.ensureImage(pod, c, sb);
+    } catch (e) {
+      const reason = e instanceof ImageError ? e.reason : 'ErrImagePull';
+      ss.waiting.set(c.name, { reason, message: (e as Error).message });
+      if (reason !== 'ErrImageNeverPull') ss.retryAt = Date.now() + 10_000;
+      return;
+    }
+    let id: string;
+    try {
+      const cfg = containerConfig(this.ctx, pod, c, imageRef, restartCount, podIP, volumes);
+      id = await this.cri.createContainer(sandboxId, cfg, sb);
+    } catch (e) {
+      ss.waiting.set(c.name, { reason: 'CreateContainerError', message: (e as Error).message });
+      this.log(logLine('Failed to create container', { pod: pod.metadata.name, container: c.name, err: (e as Error).message }));
+      return;
+    }
+    try {
+      await this.cri.startContainer(id);
+      ss.waiting.delete(c.name);
+    } catch (e) {
+      ss.waiting.set(c.name, { reason: 'RunContainerError', message: (e as Error).message });
+      this.log(logLine('Failed to start container', { pod: pod.metadata.name, container: c.name, err: (e as Error).message }));
+    }
+  }
+
+  private async stopContainer(id: string, graceSeconds: number): Promise<void> {
+    try {
+      await this.cri.stopContainer(id, graceSeconds);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+
+  private async stopReadySandboxes(st: PodRuntimeState): Promise<void> {
+    for (const s of st.sandboxes) {
+      if (s.state !== 'SANDBOX_READY') continue;
+      try {
+        await this.cri.stopPodSandbox(s.id);
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    }
+  }
+
+  /** Stops every running container (in parallel, with the grace period) and then every sandbox. */
+  async kill(pod: Pod | null, st: PodRuntimeState): Promise<void> {
+    // Without the pod (an orphan) the grace period comes from the container's own annotation.
+    const grace = (c: CriContainerStatus) => pod ? gracePeriodSeconds(pod)
+      : Math.max(MIN_GRACE_SECONDS, Number(c.annotations['io.kubernetes.pod.terminationGracePeriod'] ?? 30) || 30);
+    await Promise.all(st.containers
+      .filter((c) => c.state !== 'CONTAINER_EXITED')
+      .map((c) => this.stopContainer(c.id, grace(c))));
+    await this.stopReadySandboxes(st);
+  }
+}

@@ -1,0 +1,304 @@
+// Pod and container specs -> CRI sandbox and container configs, with upstream's labels, annotations,
+// log paths, DNS, namespaces, mounts and resources (pkg/kubelet/kuberuntime).
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ContainerConfig, DNSConfig, Mount, PodSandboxConfig, PortMapping } from '@cl/cri';
+import type { Container, Pod } from './api-types';
+import { canonicalJson } from './decode';
+import { linuxResources, parseQuantity } from './quantity';
+
+export const LABEL_POD_NAME = 'io.kubernetes.pod.name';
+export const LABEL_POD_NAMESPACE = 'io.kubernetes.pod.namespace';
+export const LABEL_POD_UID = 'io.kubernetes.pod.uid';
+export const LABEL_CONTAINER_NAME = 'io.kubernetes.container.name';
+export const ANN_CONTAINER_HASH = 'io.kubernetes.container.hash';
+export const ANN_RESTART_COUNT = 'io.kubernetes.container.restartCount';
+export const ANN_TERMINATION_MESSAGE_PATH = 'io.kubernetes.container.terminationMessagePath';
+export const ANN_TERMINATION_MESSAGE_POLICY = 'io.kubernetes.container.terminationMessagePolicy';
+export const ANN_GRACE_PERIOD = 'io.kubernetes.pod.terminationGracePeriod';
+export const ANN_PORTS = 'io.kubernetes.container.ports';
+
+export interface RuntimeSpecContext {
+  podLogsDir: string;
+  rootDir: string;
+  resolvConf: string;
+  clusterDNS: string[];
+  clusterDomain: string;
+  nodeIP: string;
+}
+
+export function podFullName(pod: Pod): string {
+  return `${pod.metadata.name}_${pod.metadata.namespace}`;
+}
+
+export function podLogDir(ctx: RuntimeSpecContext, pod: Pod): string {
+  return path.join(ctx.podLogsDir, `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`);
+}
+
+export function podDir(ctx: RuntimeSpecContext, uid: string): string {
+  return path.join(ctx.rootDir, 'pods', uid);
+}
+
+/** A short stable hash of the container spec: a change means the container must be recreated. */
+export function containerHash(c: Container): string {
+  return createHash('sha256').update(canonicalJson(c)).digest('hex').slice(0, 8);
+}
+
+/** Upstream: pod.spec.hostname, else the pod name cut to 63 chars without trailing '-'/'.'; empty for host network. */
+function sandboxHostname(pod: Pod): string {
+  if (pod.spec.hostNetwork) return '';
+  const h = pod.spec.hostname || pod.metadata.name || '';
+  return h.length > 63 ? h.slice(0, 63).replace(/[-.]+$/, '') : h;
+}
+
+function parseResolvConf(file: string): DNSConfig {
+  const out: Required<DNSConfig> = { servers: [], searches: [], options: [] };
+  if (!file) return out;
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return out;
+  }
+  for (const line of text.split('\n')) {
+    const f = line.replace(/[#;].*$/, '').trim().split(/\s+/);
+    if (f[0] === 'nameserver' && f[1]) out.servers.push(f[1]);
+    else if (f[0] === 'search') out.searches = f.slice(1);
+    else if (f[0] === 'options') out.options.push(...f.slice(1));
+  }
+  return out;
+}
+
+function dnsConfig(ctx: RuntimeSpecContext, pod: Pod): DNSConfig {
+  const policy = pod.spec.dnsPolicy ?? 'ClusterFirst';
+  const host = parseResolvConf(ctx.resolvConf);
+  const custom = pod.spec.dnsConfig as { nameservers?: string[]; searches?: string[]; options?: { name: string; value?: string }[] } | undefined;
+  let base: DNSConfig = host;
+  if (policy === 'None') base = { servers: [], searches: [], options: [] };
+  const clusterFirst = policy === 'ClusterFirst' || (policy === 'ClusterFirstWithHostNet' && pod.spec.hostNetwork);
+  if (clusterFirst && !(policy === 'ClusterFirst' && pod.spec.hostNetwork) && ctx.clusterDNS.length) {
+    const ns = pod.metadata.namespace;
+    const d = ctx.clusterDomain;
+    const searches = d ? [`${ns}.svc.${d}`, `svc.${d}`, d] : [];
+    base = { servers: ctx.clusterDNS, searches: [...searches, ...(host.searches ?? [])], options: ['ndots:5'] };
+  }
+  if (custom) {
+    base = {
+      servers: [...(base.servers ?? []), ...(custom.nameservers ?? [])],
+      searches: [...(base.searches ?? []), ...(custom.searches ?? [])],
+      options: [...(base.options ?? []), ...(custom.options ?? []).map((o) => (o.value ? `${o.name}:${o.value}` : o.name))],
+    };
+  }
+  return base;
+}
+
+export function sandboxConfig(ctx: RuntimeSpecContext, pod: Pod, attempt: number): PodSandboxConfig {
+  const m = pod.metadata;
+  const ports: PortMapping[] = [];
+  for (const c of pod.spec.containers) {
+    for (const p of c.ports ?? []) {
+      if (!p.hostPort) continue;
+      ports.push({ protocol: (p.protocol ?? 'TCP') as PortMapping['protocol'], containerPort: p.containerPort, hostPort: p.hostPort, hostIp: p.hostIP ?? '' });
+    }
+  }
+  const privileged = [...pod.spec.containers, ...(pod.spec.initContainers ?? [])].some((c) => c.securityContext?.privileged);
+  const sc = pod.spec.securityContext ?? {};
+  return {
+    metadata: { name: m.name!, namespace: m.namespace!, uid: m.uid!, attempt },
+    hostname: sandboxHostname(pod),
+    logDirectory: podLogDir(ctx, pod),
+    dnsConfig: dnsConfig(ctx, pod),
+    portMappings: ports,
+    labels: { ...(m.labels ?? {}), [LABEL_POD_NAME]: m.name!, [LABEL_POD_NAMESPACE]: m.namespace!, [LABEL_POD_UID]: m.uid! },
+    annotations: { ...(m.annotations ?? {}) },
+    linux: {
+      securityContext: {
+        namespaceOptions: {
+          network: pod.spec.hostNetwork ? 'NODE' : 'POD',
+          pid: pod.spec.hostPID ? 'NODE' : pod.spec.shareProcessNamespace ? 'POD' : 'CONTAINER',
+          ipc: pod.spec.hostIPC ? 'NODE' : 'POD',
+        },
+        privileged,
+        ...(sc.runAsUser !== undefined ? { runAsUser: { value: sc.runAsUser } } : {}),
+        ...(sc.runAsGroup !== undefined ? { runAsGroup: { value: sc.runAsGroup } } : {}),
+        supplementalGroups: sc.supplementalGroups ?? [],
+      },
+    },
+  };
+}
+
+/** `$(VAR)` expansion as upstream's expansion package does it: `$$` escapes, unknown names stay. */
+export function expandVars(s: string, env: Map<string, string>): string {
+  return s.replace(/\$\$|\$\(([^)]*)\)/g, (all, name: string | undefined) => {
+    if (all === '$$') return '$';
+    return name !== undefined && env.has(name) ? env.get(name)! : all;
+  });
+}
+
+function fieldRefValue(pod: Pod, fieldPath: string, podIP: string): string {
+  const m = pod.metadata;
+  switch (fieldPath) {
+    case 'metadata.name': return m.name ?? '';
+    case 'metadata.namespace': return m.namespace ?? '';
+    case 'metadata.uid': return m.uid ?? '';
+    case 'spec.nodeName': return pod.spec.nodeName ?? '';
+    case 'spec.serviceAccountName': return pod.spec.serviceAccountName ?? '';
+    case 'status.podIP': return podIP;
+    case 'status.hostIP': return '';
+    default: {
+      const lm = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(fieldPath);
+      if (lm) return (lm[1] === 'labels' ? m.labels : m.annotations)?.[lm[2]] ?? '';
+      return '';
+    }
+  }
+}
+
+/** Creates the volume directories (emptyDir) and the pod's files; returns the host path per volume name. */
+export function prepareVolumes(ctx: RuntimeSpecContext, pod: Pod): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const v of pod.spec.volumes ?? []) {
+    if (v.hostPath) {
+      const t = v.hostPath.type ?? '';
+      if (t === 'DirectoryOrCreate') fs.mkdirSync(v.hostPath.path, { recursive: true, mode: 0o755 });
+      if (t === 'FileOrCreate' && !fs.existsSync(v.hostPath.path)) {
+        fs.mkdirSync(path.dirname(v.hostPath.path), { recursive: true });
+        fs.writeFileSync(v.hostPath.path, '', { mode: 0o644 });
+      }
+      if ((t === 'Directory' || t === 'File') && !fs.existsSync(v.hostPath.path)) {
+        throw new Error(`hostPath type check failed: ${v.hostPath.path} is not a ${t === 'Directory' ? 'directory' : 'file'}`);
+      }
+      out.set(v.name, v.hostPath.path);
+    } else if (v.emptyDir) {
+      const dir = path.join(podDir(ctx, pod.metadata.uid!), 'volumes', 'kubernetes.io~empty-dir', v.name);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.chmodSync(dir, 0o777);
+      out.set(v.name, dir);
+    }
+  }
+  return out;
+}
+
+function etcHostsFile(ctx: RuntimeSpecContext, pod: Pod, podIP: string): string {
+  const file = path.join(podDir(ctx, pod.metadata.uid!), 'etc-hosts');
+  const host = sandboxHostname(pod);
+  const lines = ['# Kubernetes-managed hosts file.', '127.0.0.1\tlocalhost', '::1\tlocalhost ip6-localhost ip6-loopback',
+    'fe00::0\tip6-localnet', 'fe00::0\tip6-mcastprefix', 'fe00::1\tip6-allnodes', 'fe00::2\tip6-allrouters'];
+  if (podIP) lines.push(`${podIP}\t${host}`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
+export interface ContainerStart { config: ContainerConfig; logPath: string }
+
+/** The CreateContainer config for one start of `c` (restartCount numbers the instance). */
+export function containerConfig(ctx: RuntimeSpecContext, pod: Pod, c: Container, imageRef: string, restartCount: number,
+  podIP: string, volumes: Map<string, string>): ContainerConfig {
+  const env = new Map<string, string>();
+  for (const e of c.env ?? []) {
+    const v = e.valueFrom?.fieldRef ? fieldRefValue(pod, e.valueFrom.fieldRef.fieldPath, podIP) : expandVars(e.value ?? '', env);
+    env.set(e.name, v);
+  }
+  const mounts: Mount[] = [];
+  for (const vm of c.volumeMounts ?? []) {
+    const hostPath = volumes.get(vm.name);
+    if (!hostPath) continue; // volume kinds without a host directory (validated earlier)
+    const src = vm.subPath ? path.join(hostPath, vm.subPath) : hostPath;
+    if (vm.subPath) fs.mkdirSync(src, { recursive: true });
+    const propagation = vm.mountPropagation === 'Bidirectional' ? 'PROPAGATION_BIDIRECTIONAL'
+      : vm.mountPropagation === 'HostToContainer' ? 'PROPAGATION_HOST_TO_CONTAINER' : 'PROPAGATION_PRIVATE';
+    mounts.push({ containerPath: vm.mountPath, hostPath: src, readonly: !!vm.readOnly, propagation });
+  }
+  const mountedPaths = new Set(mounts.map((m) => m.containerPath));
+  if (!pod.spec.hostNetwork && !mountedPaths.has('/etc/hosts')) {
+    mounts.push({ containerPath: '/etc/hosts', hostPath: etcHostsFile(ctx, pod, podIP) });
+  }
+  const tmp = c.terminationMessagePath;
+  if (tmp && !mountedPaths.has(tmp)) {
+    const dir = path.join(podDir(ctx, pod.metadata.uid!), 'containers', c.name);
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, randomBytes(4).toString('hex'));
+    fs.writeFileSync(file, '', { mode: 0o666 });
+    fs.chmodSync(file, 0o666);
+    mounts.push({ containerPath: tmp, hostPath: file });
+  }
+  const res = linuxResources(c.resources?.limits, c.resources?.requests);
+  const memReq = c.resources?.requests?.memory ?? c.resources?.limits?.memory;
+  const sc = c.securityContext ?? {};
+  const podSc = pod.spec.securityContext ?? {};
+  const runAsUser = sc.runAsUser ?? podSc.runAsUser;
+  const runAsGroup = sc.runAsGroup ?? podSc.runAsGroup;
+  const logPath = `${c.name}/${restartCount}.log`;
+  fs.mkdirSync(path.join(podLogDir(ctx, pod), c.name), { recursive: true, mode: 0o755 });
+  const annotations: Record<string, string> = {
+    [ANN_CONTAINER_HASH]: containerHash(c),
+    [ANN_RESTART_COUNT]: String(restartCount),
+    [ANN_TERMINATION_MESSAGE_PATH]: c.terminationMessagePath ?? '',
+    [ANN_TERMINATION_MESSAGE_POLICY]: c.terminationMessagePolicy ?? '',
+  };
+  if (pod.spec.terminationGracePeriodSeconds !== undefined) annotations[ANN_GRACE_PERIOD] = String(pod.spec.terminationGracePeriodSeconds);
+  if (c.ports?.length) annotations[ANN_PORTS] = JSON.stringify(c.ports);
+  return {
+    metadata: { name: c.name, attempt: restartCount },
+    image: { image: imageRef, userSpecifiedImage: c.image },
+    command: (c.command ?? []).map((s) => expandVars(s, env)),
+    args: (c.args ?? []).map((s) => expandVars(s, env)),
+    workingDir: c.workingDir ?? '',
+    envs: [...env].map(([key, value]) => ({ key, value })),
+    mounts,
+    labels: { [LABEL_POD_NAME]: pod.metadata.name!, [LABEL_POD_NAMESPACE]: pod.metadata.namespace!, [LABEL_POD_UID]: pod.metadata.uid!, [LABEL_CONTAINER_NAME]: c.name },
+    annotations,
+    logPath,
+    stdin: !!c.stdin,
+    stdinOnce: !!c.stdinOnce,
+    tty: !!c.tty,
+    linux: {
+      resources: { ...res, oomScoreAdj: oomScoreAdj(pod, memReq) },
+      securityContext: {
+        privileged: !!sc.privileged,
+        readonlyRootfs: !!sc.readOnlyRootFilesystem,
+        namespaceOptions: {
+          network: pod.spec.hostNetwork ? 'NODE' : 'POD',
+          pid: pod.spec.hostPID ? 'NODE' : pod.spec.shareProcessNamespace ? 'POD' : 'CONTAINER',
+          ipc: pod.spec.hostIPC ? 'NODE' : 'POD',
+        },
+        ...(runAsUser !== undefined ? { runAsUser: { value: runAsUser } } : {}),
+        ...(runAsGroup !== undefined ? { runAsGroup: { value: runAsGroup } } : {}),
+        supplementalGroups: podSc.supplementalGroups ?? [],
+      },
+    },
+  };
+}
+
+/** QoS class from requests and limits (upstream qos.GetPodQOS, CPU and memory only). */
+export function qosClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+  let any = false;
+  let guaranteed = true;
+  for (const c of pod.spec.containers) {
+    const l = c.resources?.limits ?? {};
+    const r = c.resources?.requests ?? {};
+    for (const k of ['cpu', 'memory']) {
+      if (l[k] !== undefined || r[k] !== undefined) any = true;
+      if (l[k] === undefined) guaranteed = false;
+      else if (r[k] !== undefined && parseQuantity(r[k]) !== parseQuantity(l[k])) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+function oomScoreAdj(pod: Pod, memRequest: string | number | undefined): number {
+  const q = qosClass(pod);
+  if (q === 'Guaranteed') return -997;
+  if (q === 'BestEffort') return 1000;
+  // Burstable: 1000 - 1000*request/capacity, clamped to [2, 999] (node memory from /proc/meminfo).
+  let capacity = 0;
+  try {
+    const mt = /MemTotal:\s+(\d+) kB/.exec(fs.readFileSync('/proc/meminfo', 'utf8'));
+    capacity = mt ? Number(mt[1]) * 1024 : 0;
+  } catch { /* unknown capacity */ }
+  const req = memRequest !== undefined ? parseQuantity(memRequest) : 0;
+  const adj = capacity > 0 ? 1000 - Math.floor((1000 * req) / capacity) : 999;
+  return Math.min(999, Math.max(2, adj));
+}

@@ -1,0 +1,108 @@
+// Table tests of the pod runtime's pure parts: manifest decoding and defaults, quantities, back-off,
+// image references, variable expansion.
+import { decodeFilePod, decodeUrlPods } from '../src/pods/decode';
+import { Backoff } from '../src/pods/backoff';
+import { applyDefaultImageTag } from '../src/pods/image-puller';
+import { linuxResources, parseQuantity } from '../src/pods/quantity';
+import { expandVars } from '../src/pods/runtime-spec';
+
+describe('static pod decoding', () => {
+  const yaml = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: c\n    image: busybox\n';
+
+  test('defaults, name suffix, content-hash UID and file toleration', () => {
+    const pod = decodeFilePod(yaml, '/m/web.yaml', 'Node1');
+    expect(pod.metadata).toMatchObject({ name: 'web-node1', namespace: 'default' });
+    expect(pod.metadata.uid).toMatch(/^[0-9a-f]{32}$/);
+    expect(pod.metadata.annotations?.['kubernetes.io/config.hash']).toBe(pod.metadata.uid);
+    expect(pod.spec).toMatchObject({ restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', terminationGracePeriodSeconds: 30, nodeName: 'Node1' });
+    expect(pod.spec.containers[0]).toMatchObject({ imagePullPolicy: 'Always', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' });
+    expect(pod.spec.tolerations).toEqual([{ operator: 'Exists', effect: 'NoExecute' }]);
+    expect(pod.status?.phase).toBe('Pending');
+  });
+
+  test('the UID follows content, path and node, and is kept when set', () => {
+    const a = decodeFilePod(yaml, '/m/web.yaml', 'n').metadata.uid;
+    expect(decodeFilePod(yaml, '/m/web.yaml', 'n').metadata.uid).toBe(a);
+    expect(decodeFilePod(yaml + '  restartPolicy: Never\n', '/m/web.yaml', 'n').metadata.uid).not.toBe(a);
+    expect(decodeFilePod(yaml, '/m/other.yaml', 'n').metadata.uid).not.toBe(a);
+    expect(decodeFilePod(yaml, '/m/web.yaml', 'm').metadata.uid).not.toBe(a);
+    expect(decodeFilePod(yaml.replace('name: web', 'name: web\n  uid: fixed'), '/m/web.yaml', 'n').metadata.uid).toBe('fixed');
+  });
+
+  test.each([
+    ['busybox', 'Always'],
+    ['busybox:latest', 'Always'],
+    ['busybox:1.36', 'IfNotPresent'],
+    ['registry:5000/busybox', 'Always'],
+    ['busybox@sha256:abc', 'IfNotPresent'],
+  ])('image %s defaults imagePullPolicy to %s', (image, policy) => {
+    const pod = decodeFilePod(yaml.replace('image: busybox', `image: "${image}"`), '/f', 'n');
+    expect(pod.spec.containers[0].imagePullPolicy).toBe(policy);
+  });
+
+  test.each([
+    ['metadata: [unclosed', /^\/f: couldn't parse as pod\(.+\), please check config file$/],
+    ['apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {}\n', /^invalid pod: \[spec\.containers: Required value\]$/],
+    ['kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c}]}\n', /^invalid pod: \[spec\.containers\[0\]\.image: Required value\]$/],
+    ['kind: Pod\nspec: {containers: [{name: c, image: i}]}\n', /^invalid pod: \[metadata\.name: Invalid value: "-n": a lowercase RFC 1123 subdomain/],
+    ['kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i}, {name: c, image: i}]}\n', /spec\.containers\[1\]\.name: Duplicate value: "c"/],
+    ['kind: Pod\nmetadata: {name: x}\nspec: {restartPolicy: Sometimes, containers: [{name: c, image: i}]}\n', /spec\.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"/],
+    ['kind: Pod\nmetadata: {name: x}\nspec: {serviceAccountName: sa, volumes: [{name: s, secret: {secretName: s}}], containers: [{name: c, image: i}]}\n',
+      /^pod "x-n" has forbidden references to API objects: Secret volume "s", ServiceAccount "sa"$/],
+    ['kind: PodList\nitems: []\n', /couldn't parse as pod\(kind "PodList" is not Pod\)/],
+  ])('%j is refused', (text, message) => {
+    expect(() => decodeFilePod(text, '/f', 'n')).toThrow(message);
+  });
+
+  test('a URL body may be a PodList; no NoExecute toleration for http pods', () => {
+    const pods = decodeUrlPods(JSON.stringify({ kind: 'PodList', items: [{ metadata: { name: 'a' }, spec: { containers: [{ name: 'c', image: 'i' }] } }] }), 'http://x/p', 'n');
+    expect(pods.map((p) => p.metadata.name)).toEqual(['a-n']);
+    expect(pods[0].spec.tolerations).toBeUndefined();
+    expect(() => decodeUrlPods('[1', 'http://x/p', 'n')).toThrow(/^http:\/\/x\/p: received '\[1', but couldn't parse as single/);
+  });
+});
+
+describe('quantities and cgroup values', () => {
+  test.each([
+    ['100m', 0.1], ['1', 1], ['1.5', 1.5], ['128Mi', 128 * 2 ** 20], ['1G', 1e9], ['2e3', 2000], ['1Ki', 1024],
+  ])('%s = %d', (q, n) => expect(parseQuantity(q)).toBeCloseTo(n));
+
+  test('bad quantities are refused', () => expect(() => parseQuantity('1.2.3')).toThrow('quantities must match'));
+
+  test.each([
+    [{}, {}, { cpuShares: 2 }],
+    [{ cpu: '500m', memory: '64Mi' }, {}, { cpuShares: 512, cpuPeriod: 100000, cpuQuota: 50000, memoryLimitInBytes: 67108864 }],
+    [{}, { cpu: '250m' }, { cpuShares: 256 }],
+    [{ cpu: '1m' }, {}, { cpuShares: 2, cpuPeriod: 100000, cpuQuota: 1000 }],
+  ])('limits %j requests %j -> %j', (limits, requests, out) => expect(linuxResources(limits, requests)).toEqual(out));
+});
+
+describe('crash-loop back-off (10s doubling to 5m)', () => {
+  test('delays between restarts: 0, 10s, 20s, 40s, ... 5m, and a reset after 10 minutes', () => {
+    let now = 1_000_000;
+    const b = new Backoff(10_000, 300_000, () => now);
+    const seen: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      expect(b.isInBackOffSince('k', now)).toBe(i > 0);
+      const wait = b.get('k');
+      seen.push(wait);
+      now += wait;
+      expect(b.isInBackOffSince('k', now - wait)).toBe(false);
+      b.next('k', now);
+    }
+    expect(seen).toEqual([0, 10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000]);
+    now += 601_000;
+    b.next('k', now);
+    expect(b.get('k')).toBe(10_000);
+  });
+});
+
+describe('image references and $(VAR) expansion', () => {
+  test.each([
+    ['busybox', 'busybox:latest'], ['busybox:1', 'busybox:1'], ['localhost:5000/x', 'localhost:5000/x:latest'], ['x@sha256:ab', 'x@sha256:ab'],
+  ])('%s -> %s', (a, b) => expect(applyDefaultImageTag(a)).toBe(b));
+
+  test.each([
+    ['$(A) and $(B)', 'a and $(B)'], ['$$(A)', '$(A)'], ['$(A', '$(A'], ['x$(A)y', 'xay'],
+  ])('%s -> %s', (s, out) => expect(expandVars(s, new Map([['A', 'a']]))).toBe(out));
+});
