@@ -1,0 +1,89 @@
+// End to end: the built clet binary (nx build clet) with --pod-manifest-path against a private
+// containerd; pods read from the read-only server's /pods; a restart adopts the running containers.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CletProcess, freePort, get, startClet } from './clet-harness';
+// tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { ensureTestImages, PrivateContainerd, startContainerd } from '../../../tools/containerd/harness';
+
+jest.setTimeout(120_000);
+
+interface PodJson { metadata: { name: string; uid: string; annotations: Record<string, string> }; status: { phase: string; containerStatuses?: { containerID?: string; restartCount: number; state: Record<string, unknown> }[] } }
+
+let ctd: PrivateContainerd;
+let images: { busybox: string };
+let tmp: string;
+let proc: CletProcess | undefined;
+let podLogDir = ''; // the binary's default podLogsDir is /var/log/pods (a config-file field only)
+
+beforeAll(async () => {
+  ctd = await startContainerd();
+  images = ensureTestImages(ctd.socket);
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-pods-e2e-'));
+  fs.mkdirSync(path.join(tmp, 'manifests'));
+});
+
+afterAll(async () => {
+  await proc?.stop();
+  await ctd?.stop();
+  if (podLogDir) fs.rmSync(podLogDir, { recursive: true, force: true });
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+async function clet(ro: number): Promise<CletProcess> {
+  const p = await startClet([
+    '--fail-cgroupv1=false', '--fail-swap-on=false', `--root-dir=${path.join(tmp, 'root')}`, `--cert-dir=${path.join(tmp, 'pki')}`,
+    `--container-runtime-endpoint=${ctd.endpoint}`, '--hostname-override=Node1', '--address=127.0.0.1',
+    `--port=${await freePort()}`, `--read-only-port=${ro}`, '--healthz-port=0',
+    `--pod-manifest-path=${path.join(tmp, 'manifests')}`, '--file-check-frequency=1s',
+  ]);
+  if (p.child.exitCode !== null) throw new Error(`clet exited ${p.child.exitCode}: ${p.stderr()}`);
+  return p;
+}
+
+async function podList(ro: number): Promise<PodJson[]> {
+  const r = await get(`http://127.0.0.1:${ro}/pods`);
+  expect(r.status).toBe(200);
+  const list = JSON.parse(r.body) as { kind: string; apiVersion: string; items: PodJson[] };
+  expect(list).toMatchObject({ kind: 'PodList', apiVersion: 'v1' });
+  return list.items;
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; clet stderr:\n${proc?.stderr().slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+test('a manifest runs, /pods reports it, a broken manifest is logged, and a restarted clet adopts the container', async () => {
+  const ro = await freePort();
+  fs.writeFileSync(path.join(tmp, 'manifests', 'web.yaml'), [
+    'apiVersion: v1', 'kind: Pod', 'metadata:', '  name: web', 'spec:', '  hostNetwork: true', '  terminationGracePeriodSeconds: 2', '  containers:',
+    '  - name: c', `    image: ${images.busybox}`, '    imagePullPolicy: IfNotPresent', '    command: ["sh", "-c", "exec sleep 3600"]', '',
+  ].join('\n'));
+  fs.writeFileSync(path.join(tmp, 'manifests', 'broken.yaml'), 'kind: Pod\nmetadata: [\n');
+  proc = await clet(ro);
+  const pod = await waitFor('web-node1 Running on /pods', async () => (await podList(ro)).find((p) => p.metadata.name === 'web-node1' && p.status.phase === 'Running'));
+  podLogDir = path.join('/var/log/pods', `default_web-node1_${pod.metadata.uid}`);
+  expect(pod.metadata.annotations['kubernetes.io/config.source']).toBe('file');
+  expect(pod.metadata.annotations['kubernetes.io/config.hash']).toBe(pod.metadata.uid);
+  expect((await podList(ro)).map((p) => p.metadata.name)).toEqual(['web-node1']);
+  expect(proc.stderr()).toContain('Could not process manifest file');
+  const containerID = pod.status.containerStatuses![0].containerID;
+  expect(containerID).toMatch(/^containerd:\/\//);
+
+  expect(await proc.stop()).toBe(0);
+  // Shutdown leaves the container running.
+  expect(ctd.ctr(['tasks', 'ls'])).toContain(containerID!.slice('containerd://'.length));
+
+  proc = await clet(ro);
+  const again = await waitFor('adopted', async () => (await podList(ro)).find((p) => p.metadata.name === 'web-node1' && p.status.phase === 'Running'));
+  expect(again.status.containerStatuses![0].containerID).toBe(containerID);
+  expect(again.status.containerStatuses![0].restartCount).toBe(0);
+});
