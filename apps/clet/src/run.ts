@@ -1,11 +1,11 @@
 // The node agent's life: resolve the configuration (exit 1 with every error before anything binds), run
 // the start-up checks, start the pod runtime and the servers, and stop cleanly on SIGTERM/SIGINT.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { formatDuration, goQuote, parseDuration } from '@cl/flags';
 import { HealthChecks, healthSliMetrics, logCheck, pingCheck } from '@cl/healthz';
-import { generateSelfSignedServing } from '@cl/pki';
 import { helpText } from './help';
 import { createLogger, type Logger } from './log';
 import { createPodManager, type PodManager } from './pods';
@@ -118,10 +118,14 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
   let keyFile = config.tlsPrivateKeyFile;
   if (config.enableServer && certFile === '') {
     mkdirSync(flags.certDir, { recursive: true, mode: 0o755 });
-    const pair = await generateSelfSignedServing({ hosts: [nodeName, 'localhost', '127.0.0.1'], dir: flags.certDir, name: 'clet' });
-    certFile = pair.certFile;
-    keyFile = pair.keyFile;
-    if (pair.created) log.info('Generated self-signed serving certificate', { certFile, keyFile });
+    certFile = join(flags.certDir, 'clet.crt');
+    keyFile = join(flags.certDir, 'clet.key');
+    if (!existsSync(certFile) || !existsSync(keyFile)) {
+      // The certificate library is loaded only when a pair must be made: it is a large share of start-up time.
+      const { generateSelfSignedServing } = await import('@cl/pki');
+      await generateSelfSignedServing({ hosts: [nodeName, 'localhost', '127.0.0.1'], dir: flags.certDir, name: 'clet' });
+      log.info('Generated self-signed serving certificate', { certFile, keyFile });
+    }
   }
 
   const swapErr = checkSwap(config.failSwapOn, logLine);
