@@ -250,6 +250,16 @@ describe('config file, drop-ins and precedence', () => {
     expect(errs[0]).toContain(`failed to merge clet configs: failed to walk through clet dropin directory "${bd}": failed to load clet dropin file, path: ${broken}, error: failed to decode: error converting YAML to JSON: yaml:`);
   });
 
+  test('drop-ins of the own kind are strict too; upstream drop-ins drop unknown fields', () => {
+    const sd = join(dir, 'strict-d');
+    file('strict-d/10.conf', `${upstream}maxPods: 21\nnotAField: 1\n`);
+    expect(configOf(resolve([...base, `--config-dir=${sd}`], env)).maxPods).toBe(21);
+    const owned = file('strict-d/20.conf', `${own}maxPodz: 22\n`);
+    expect(errorsOf(resolve([...base, `--config-dir=${sd}`], env))).toEqual([
+      `failed to merge clet configs: failed to walk through clet dropin directory "${sd}": failed to load clet dropin file, path: ${owned}, error: failed to decode: strict decoding error: unknown field "maxPodz"`,
+    ]);
+  });
+
   test('validation runs on the merged result', () => {
     const vd = join(dir, 'v-d');
     file('v-d/10.conf', `${upstream}port: 70000\noomScoreAdj: 5000\n`);

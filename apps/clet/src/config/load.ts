@@ -65,7 +65,7 @@ interface Decoded {
 }
 
 /** Decodes one document and checks its kind; `what` names it in errors. */
-function decodeDocument(text: string, log: Log, fatalUnknown: boolean): Decoded {
+function decodeDocument(text: string, log: Log, dropIn: boolean): Decoded {
   let parsed: { doc: unknown; duplicateKeys: string[] };
   try {
     parsed = parseYamlOrJson(text);
@@ -91,11 +91,12 @@ function decodeDocument(text: string, log: Log, fatalUnknown: boolean): Decoded 
     ...out.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`),
     ...parsed.duplicateKeys.map((k) => `duplicate field ${JSON.stringify(k)}`),
   ];
-  if (strictErrors.length > 0 && fatalUnknown) {
+  if (strictErrors.length > 0) {
     const text = `strict decoding error: ${strictErrors.join(', ')}`;
-    // Our own kind is new, so it is decoded strictly; upstream files keep upstream's lenient fallback.
+    // Our own kind is new, so it is decoded strictly everywhere; upstream files keep upstream's lenient
+    // fallback (logged for --config, silent for drop-ins).
     if (strict) throw new Error(`failed to decode: ${text}`);
-    log(`W "Using lenient decoding as strict decoding failed" err=${JSON.stringify(text)}`);
+    if (!dropIn) log(`W "Using lenient decoding as strict decoding failed" err=${JSON.stringify(text)}`);
   }
   return { doc: out.value, strict };
 }
@@ -113,7 +114,7 @@ export function loadConfigFile(path: string, log: Log): CletConfiguration {
   if (text.trim() === '') throw errFmt(`clet config file ${JSON.stringify(abs)} was empty`);
   let decoded: Decoded;
   try {
-    decoded = decodeDocument(text, log, true);
+    decoded = decodeDocument(text, log, false);
   } catch (e) {
     throw errFmt((e as Error).message);
   }
@@ -176,7 +177,7 @@ export function mergeDropIns(base: CletConfiguration, dir: string, log: Log): Cl
     let decoded: Decoded;
     try {
       // Upstream drops unknown fields of drop-ins silently; a wrong type still names the file.
-      decoded = decodeDocument(text, log, false);
+      decoded = decodeDocument(text, log, true);
     } catch (e) {
       throw loadErr((e as Error).message);
     }
