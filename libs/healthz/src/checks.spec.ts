@@ -12,12 +12,12 @@ describe('log check', () => {
       () => t,
     );
     try {
-      await expect(check.check()).resolves.toBeUndefined();
+      expect(() => check.check()).not.toThrow();
       expect(flushes).toBe(1);
       t += 119_000;
-      await expect(check.check()).resolves.toBeUndefined();
+      expect(() => check.check()).not.toThrow();
       t += 2_000;
-      await expect(check.check()).rejects.toThrow('logging blocked');
+      expect(() => check.check()).toThrow('logging blocked');
     } finally {
       check.stop();
     }

@@ -1,28 +1,59 @@
-// The health-check SLI metrics of component-base (`/metrics/slis`): one gauge and one counter per check
-// and endpoint type. Excluded checks record nothing, as upstream.
-import { Counter, Gauge, Registry } from 'prom-client';
+// The health-check SLI metrics of component-base (`/metrics/slis`): `kubernetes_healthcheck{name,type}` (1 or 0)
+// and `kubernetes_healthchecks_total{name,status,type}`. Excluded checks record nothing, as upstream.
+//
+// Every health request records one result per check, so results are kept in a plain map and rendered when the
+// registry is scraped; prom-client's per-call label hashing would otherwise dominate a /livez request.
+import type { MetricObjectWithValues, MetricValue, Registry } from 'prom-client';
 
 export interface HealthResultSink {
   observe(name: string, type: string, healthy: boolean): void;
 }
 
+interface Result {
+  name: string;
+  type: string;
+  healthy: boolean;
+  success: number;
+  error: number;
+}
+
+function scraped(name: string, help: string, type: 'gauge' | 'counter', values: () => MetricValue<string>[]) {
+  return {
+    name,
+    help,
+    type,
+    aggregator: 'sum',
+    get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) as unknown as MetricObjectWithValues<MetricValue<string>>,
+    reset: () => undefined,
+  };
+}
+
 export function healthSliMetrics(registry: Registry): HealthResultSink {
-  const gauge = new Gauge({
-    name: 'kubernetes_healthcheck',
-    help: '[STABLE] This metric records the result of a single healthcheck.',
-    labelNames: ['name', 'type'],
-    registers: [registry],
-  });
-  const total = new Counter({
-    name: 'kubernetes_healthchecks_total',
-    help: '[STABLE] This metric records the results of all healthcheck.',
-    labelNames: ['name', 'status', 'type'],
-    registers: [registry],
-  });
+  const results = new Map<string, Result>();
+  registry.registerMetric(
+    scraped('kubernetes_healthcheck', '[STABLE] This metric records the result of a single healthcheck.', 'gauge', () =>
+      [...results.values()].map((r) => ({ labels: { name: r.name, type: r.type }, value: r.healthy ? 1 : 0 })),
+    ) as never,
+  );
+  registry.registerMetric(
+    scraped('kubernetes_healthchecks_total', '[STABLE] This metric records the results of all healthcheck.', 'counter', () =>
+      [...results.values()].flatMap((r) => [
+        ...(r.success ? [{ labels: { name: r.name, status: 'success', type: r.type }, value: r.success }] : []),
+        ...(r.error ? [{ labels: { name: r.name, status: 'error', type: r.type }, value: r.error }] : []),
+      ]),
+    ) as never,
+  );
   return {
     observe(name, type, healthy) {
-      gauge.set({ name, type }, healthy ? 1 : 0);
-      total.inc({ name, status: healthy ? 'success' : 'error', type });
+      const key = `${type}\u0000${name}`;
+      let r = results.get(key);
+      if (!r) {
+        r = { name, type, healthy, success: 0, error: 0 };
+        results.set(key, r);
+      }
+      r.healthy = healthy;
+      if (healthy) r.success++;
+      else r.error++;
     },
   };
 }
