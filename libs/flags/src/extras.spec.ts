@@ -25,7 +25,8 @@ function set() {
     .add({ name: 'version', type: versionType, default: 'false', usage: 'print version', section: 'general' })
     .add({ name: 'seccomp-default', type: types.bool, default: false, usage: 'use `RuntimeDefault` as default', section: 'general' })
     .add({ name: 'max-pods', type: types.int32, default: 110, usage: 'pods', section: 'general', deprecated: 'use --config' })
-    .add({ name: 'v', shorthand: 'v', type: levelType, default: 0, usage: 'verbosity', section: 'general' });
+    .add({ name: 'v', shorthand: 'v', type: levelType, default: 0, usage: 'verbosity', section: 'general' })
+    .add({ name: 'pod-max-pids', type: types.int64, default: -1, usage: 'pids', section: 'general' });
 }
 
 describe('extra value types', () => {
@@ -72,6 +73,7 @@ describe('extra value types', () => {
     expect(u).toMatch(/--max-pods int32 +pods \(default 110\) \(DEPRECATED: use --config\)/);
     expect(u).toMatch(/--address ip +ip \(default 0\.0\.0\.0\)/);
     expect(u).toMatch(/-v, --v Level +verbosity/);
+    expect(u).toMatch(/--pod-max-pids int +pids \(default -1\)/);
     const general = u.split('General:')[1];
     const names = [...general.matchAll(/--([a-z-]+)/g)].map((m) => m[1]).filter((n) => n !== 'config');
     expect(names).toEqual([...names].sort());

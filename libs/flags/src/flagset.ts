@@ -189,5 +189,9 @@ export interface UsageOptions {
 function unquoteUsage(def: FlagDefinition): [string, string] {
   const m = /`([^`]*)`/.exec(def.usage);
   if (m) return [m[1], def.usage.slice(0, m.index) + m[1] + def.usage.slice(m.index + m[0].length)];
-  return [def.type.isBool ? '' : def.type.name, def.usage];
+  if (def.type.isBool) return ['', def.usage];
+  return [TYPE_WORDS[def.type.name] ?? def.type.name, def.usage];
 }
+
+// pflag prints a few value types under shorter words.
+const TYPE_WORDS: Record<string, string> = { float64: 'float', int64: 'int', uint64: 'uint', stringSlice: 'strings' };
