@@ -1,16 +1,15 @@
 #!/usr/bin/env node
 // apiserver [flags]: parse and validate every flag (all errors at once, exit 1 before any port is bound), start
 // the server, and terminate gracefully on SIGTERM/SIGINT with exit 0.
-import { anonymousAuthenticator, unionAuthenticator, type Authorizer } from '@cl/auth';
+import { anonymousAuthenticator, unionAuthenticator } from '@cl/auth';
 import { createEgressSelector } from '@cl/egress';
 import { createTracing } from '@cl/tracing';
+import { buildAuthorization } from './authz';
 import { loadConfigFiles, initializeAdmission } from './config-files';
 import { createLogger } from './logger';
 import { apiserverFlags, parseCommandLine } from './options';
 import { startApiserver, type ServerParts } from './server';
 import { versionInfo } from './version';
-
-const alwaysAllow: Authorizer = { authorize: async () => ({ decision: 'Allow', reason: '' }) };
 
 export async function main(argv: readonly string[]): Promise<number> {
   const cl = parseCommandLine(argv);
@@ -40,9 +39,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   // OIDC discovery never goes through egress (the spec); webhooks use `controlplane`, the store `store`.
   const tracing = createTracing(config.files.tracing, { serviceName: 'apiserver', egress: egress.dialerFor('controlplane') });
+  let authz;
+  try {
+    authz = buildAuthorization(cl.options.authorization, { egress, log });
+  } catch (e) {
+    process.stderr.write(`Error: ${(e as Error).message}\n`);
+    return 1;
+  }
   const parts: ServerParts = {
     authenticator: unionAuthenticator(cl.options.anonymousAuth ? [anonymousAuthenticator()] : []),
-    authorizer: alwaysAllow,
+    authorizer: authz.authorizer,
+    routes: [...authz.routes],
+    groupVersions: [...authz.groupVersions],
+    onClose: () => authz.close(),
     egress,
     tracing,
     extraSteps: {

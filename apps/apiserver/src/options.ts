@@ -1,6 +1,7 @@
 // The API server's command line: kube-apiserver's flag names and defaults where cl has the feature, with the
 // data store flags under the spec's `store` name (`--store-servers` for upstream's `--etcd-servers`).
 import { FlagSet, types, ipType, levelType, formatDuration } from '@cl/flags';
+import { addAuthorizationFlags, authorizationOptions, validateAuthorizationOptions, type AuthorizationOptions } from './authz/flags';
 
 export interface ApiserverOptions {
   bindAddress: string;
@@ -20,6 +21,7 @@ export interface ApiserverOptions {
   storeHealthcheckTimeoutMs: number;
   anonymousAuth: boolean;
   verbosity: number;
+  authorization: AuthorizationOptions;
   /** Every flag value by name, for the modules that read their own flags (authentication, authorization). */
   values: Record<string, unknown>;
   /** Flags given on the command line (normalised names), for the flag-versus-file rules. */
@@ -53,6 +55,7 @@ export function apiserverFlags(): FlagSet {
     .add({ name: 'v', shorthand: 'v', type: levelType, default: 0, section: 'Logs flags', usage: 'number for the log level verbosity' })
     .add({ name: 'help', shorthand: 'h', type: types.bool, default: false, section: generic, usage: 'help for apiserver' })
     .add({ name: 'version', type: types.bool, default: false, section: generic, usage: 'Print version information and quit' });
+  addAuthorizationFlags(fs);
   return fs;
 }
 
@@ -86,12 +89,13 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     storeHealthcheckTimeoutMs: v['store-healthcheck-timeout'] as number,
     anonymousAuth: v['anonymous-auth'] as boolean,
     verbosity: v['v'] as number,
+    authorization: authorizationOptions(v),
     values: v,
     explicit: r.explicit,
   };
   const errors = [...r.errors];
   if (r.args.length > 0) errors.push(`unknown command ${JSON.stringify(r.args[0])} for "apiserver"`);
-  if (r.errors.length === 0) errors.push(...validateOptions(options));
+  if (r.errors.length === 0) errors.push(...validateOptions(options), ...validateAuthorizationOptions(options.authorization, r.explicit));
   return { options, help: v['help'] as boolean, version: v['version'] as boolean, errors, warnings: r.warnings };
 }
 

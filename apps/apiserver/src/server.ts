@@ -12,6 +12,7 @@ import { generateSelfSignedServing } from '@cl/pki';
 import { openStore, storeHealthCheck, type Store } from '@cl/store';
 import { listenForwarder, type EgressSelector, type Forwarder } from '@cl/egress';
 import { isTracingTrusted, serverSpanName, type Tracing } from '@cl/tracing';
+import { authorizationErrorText, forbiddenStatus } from '@cl/webhook-authz';
 import type { Logger } from './logger';
 import type { ApiserverOptions } from './options';
 import { ApiServiceRegistry, createPostStartHooks, type GroupVersion, type HookName } from './post-start-hooks';
@@ -155,7 +156,10 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
       decision = await parts.authorizer.authorize(attrs).finally(() => authzSpan?.end());
     } catch (e) {
       log.error(`Authorization error (user=${JSON.stringify(user.username)}, verb=${JSON.stringify(attrs.verb)}): ${(e as Error).message}`);
-      return writeStatus(req, res, statuses.internal((e as Error).message));
+      // Upstream answers a failed authorizer with plain text, not a Status (responsewriters.InternalError).
+      const body = authorizationErrorText(req.url ?? '/', e as Error) + '\n';
+      res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body) });
+      return void res.end(body);
     }
     if (decision.decision !== 'Allow') {
       log.v(2, `Forbidden: ${JSON.stringify(info.path)}, Reason: ${JSON.stringify(decision.reason)}`);
@@ -258,25 +262,9 @@ function sendMetrics(res: ServerResponse, body: string, contentType: string) {
   res.end(body);
 }
 
-/** Upstream's 403 messages for non-resource and resource requests. */
+/** Upstream's 403 Status for non-resource and resource requests (the group/resource, not the subresource, qualifies). */
 function forbidden(attrs: ReturnType<typeof requestAttributes>, reason: string) {
-  if (!attrs.isResourceRequest) return statuses.forbiddenPath(attrs.user.username, attrs.verb, attrs.path, reason);
-  const gr = attrs.apiGroup ? `${attrs.resource}.${attrs.apiGroup}` : attrs.resource;
-  const resource = attrs.subresource ? `${gr}/${attrs.subresource}` : gr;
-  let msg = `User ${JSON.stringify(attrs.user.username)} cannot ${attrs.verb} resource ${JSON.stringify(attrs.resource + (attrs.subresource ? '/' + attrs.subresource : ''))} in API group ${JSON.stringify(attrs.apiGroup)}`;
-  msg += attrs.namespace ? ` in the namespace ${JSON.stringify(attrs.namespace)}` : ' at the cluster scope';
-  if (reason) msg += `: ${reason}`;
-  const prefix = attrs.name ? `${resource} ${JSON.stringify(attrs.name)} is forbidden: ` : `${resource} is forbidden: `;
-  return {
-    kind: 'Status' as const,
-    apiVersion: 'v1' as const,
-    metadata: {},
-    status: 'Failure' as const,
-    message: prefix + msg,
-    reason: 'Forbidden',
-    details: { ...(attrs.name ? { name: attrs.name } : {}), group: attrs.apiGroup, kind: attrs.resource },
-    code: 403,
-  };
+  return forbiddenStatus(attrs, reason);
 }
 
 async function servingCertificate(opts: ApiserverOptions, log: Logger): Promise<{ cert: Buffer; key: Buffer }> {
