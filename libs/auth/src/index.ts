@@ -26,4 +26,16 @@ export { x509Authenticator, parsePemBundle, verifyClientChain, CREDENTIAL_ID_KEY
 export { webhookTokenAuthenticator, type WebhookTokenOptions } from './webhook-token';
 export { requestInfo, requestAttributes, type RequestInfo } from './request-info';
 export { parseSelector } from './selectors';
-export { counter, gauge, histogram, exponentialBuckets } from './metrics';
+export {
+  counter,
+  gauge,
+  histogram,
+  fastHistogram,
+  fastCounter,
+  fastGauge,
+  FastHistogram,
+  FastValueMetric,
+  exponentialBuckets,
+  type HistogramChild,
+  type ValueChild,
+} from './metrics';

@@ -3,36 +3,57 @@
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
 
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
 /** Strict unpadded base64url (Go's base64.RawURLEncoding); null when the text is not that. */
 export function decodeBase64Url(s: string): Buffer | null {
-  if (!B64URL.test(s) || s.length % 4 === 1) return null;
-  const buf = Buffer.from(s, 'base64url');
-  // Go rejects non-canonical trailing bits; re-encoding tells us.
-  if (buf.toString('base64url') !== s) return null;
-  return buf;
+  const rem = s.length % 4;
+  if (rem === 1 || !B64URL.test(s)) return null;
+  // Go rejects non-canonical encodings: the unused low bits of the last character must be zero.
+  if (rem !== 0) {
+    const last = ALPHABET.indexOf(s[s.length - 1]);
+    if ((rem === 2 && (last & 0x0f) !== 0) || (rem === 3 && (last & 0x03) !== 0)) return null;
+  }
+  return Buffer.from(s, 'base64url');
+}
+
+/** A token's decoded but unverified payload, kept so the full parse does not decode it again. */
+export interface PeekedToken {
+  iss: string;
+  payloadText: string;
+  payload: Record<string, unknown>;
 }
 
 /**
- * The unverified `iss` of a compact JWT, or null when the token is not one this family of authenticators
- * should look at (JSON serialization, not three parts, bad base64url, not JSON, non-string iss).
+ * The unverified payload of a compact JWT, or null when the token is not one this family of authenticators
+ * should look at (JSON serialization, not three parts, bad base64url, not a JSON object, non-string iss).
  */
-export function untrustedIssuer(token: string): string | null {
-  if (token.trim().startsWith('{')) return null;
-  const parts = token.split('.');
-  if (parts.length !== 3) return null;
-  const payload = decodeBase64Url(parts[1]);
+export function peekToken(token: string): PeekedToken | null {
+  const first = token.charCodeAt(0);
+  // Leading whitespace is rare; only then pay for trim().
+  if (first === 0x7b || ((first <= 0x20 || first === 0xa0) && token.trim().startsWith('{'))) return null;
+  const dot1 = token.indexOf('.');
+  const dot2 = dot1 < 0 ? -1 : token.indexOf('.', dot1 + 1);
+  if (dot2 < 0 || token.indexOf('.', dot2 + 1) >= 0) return null;
+  const payload = decodeBase64Url(token.slice(dot1 + 1, dot2));
   if (!payload) return null;
+  const payloadText = payload.toString('utf8');
   let claims: unknown;
   try {
-    claims = JSON.parse(payload.toString('utf8'));
+    claims = JSON.parse(payloadText);
   } catch {
     return null;
   }
   if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) return null;
   const iss = (claims as { iss?: unknown }).iss;
-  if (iss === undefined || iss === null) return '';
-  if (typeof iss !== 'string') return null;
-  return iss === 'accounts.google.com' ? 'https://accounts.google.com' : iss;
+  if (iss !== undefined && iss !== null && typeof iss !== 'string') return null;
+  const issuer = typeof iss === 'string' ? (iss === 'accounts.google.com' ? 'https://accounts.google.com' : iss) : '';
+  return { iss: issuer, payloadText, payload: claims as Record<string, unknown> };
+}
+
+/** The unverified `iss` of a compact JWT, or null when the token is not one to look at (see peekToken). */
+export function untrustedIssuer(token: string): string | null {
+  return peekToken(token)?.iss ?? null;
 }
 
 export interface ParsedJws {
@@ -48,7 +69,7 @@ export interface ParsedJws {
 const malformed = (msg: string) => new Error(`oidc: malformed jwt: ${msg}`);
 
 /** Full parse (go-jose ParseSigned + go-oidc payload decode); errors carry go-jose's wording. */
-export function parseJws(token: string): ParsedJws {
+export function parseJws(token: string, peeked?: PeekedToken): ParsedJws {
   const parts = token.split('.');
   if (parts.length !== 3) throw malformed('go-jose/go-jose: compact JWS format must have three parts');
   const headerBytes = decodeBase64Url(parts[0]);
@@ -62,15 +83,21 @@ export function parseJws(token: string): ParsedJws {
   if (header === null || typeof header !== 'object' || Array.isArray(header)) throw malformed('go-jose/go-jose: protected header is not an object');
   const signature = decodeBase64Url(parts[2]);
   if (!signature) throw malformed('illegal base64 data in signature');
-  const payloadBytes = decodeBase64Url(parts[1]);
-  if (!payloadBytes) throw malformed('oidc: malformed jwt payload: illegal base64 data');
   const h = header as Record<string, unknown>;
-  const payloadText = payloadBytes.toString('utf8');
+  let payloadText: string;
   let payload: unknown;
-  try {
-    payload = JSON.parse(payloadText);
-  } catch (e) {
-    throw new Error(`oidc: failed to unmarshal claims: ${(e as Error).message}`);
+  if (peeked) {
+    payloadText = peeked.payloadText;
+    payload = peeked.payload;
+  } else {
+    const payloadBytes = decodeBase64Url(parts[1]);
+    if (!payloadBytes) throw malformed('oidc: malformed jwt payload: illegal base64 data');
+    payloadText = payloadBytes.toString('utf8');
+    try {
+      payload = JSON.parse(payloadText);
+    } catch (e) {
+      throw new Error(`oidc: failed to unmarshal claims: ${(e as Error).message}`);
+    }
   }
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
     throw new Error(`oidc: failed to unmarshal claims: json: cannot unmarshal ${Array.isArray(payload) ? 'array' : typeof payload} into Go value of type oidc.idToken`);
@@ -81,7 +108,7 @@ export function parseJws(token: string): ParsedJws {
     kid: typeof h.kid === 'string' ? h.kid : '',
     payloadText,
     payload: payload as Record<string, unknown>,
-    signingInput: Buffer.from(`${parts[0]}.${parts[1]}`, 'ascii'),
+    signingInput: Buffer.from(token.slice(0, parts[0].length + 1 + parts[1].length), 'latin1'),
     signature,
   };
 }

@@ -1,6 +1,6 @@
 // One authenticator per `jwt[]` entry (OIDC.go jwtAuthenticator): claims tokens whose unverified `iss` is
 // its issuer URL, discovers the issuer in the background (retrying every 10s), verifies, maps, validates.
-import type { AuthResponse, TokenAuthenticator } from '@cl/auth';
+import type { AuthResponse, HistogramChild, TokenAuthenticator } from '@cl/auth';
 import type { JWTAuthenticator as JWTAuthenticatorConfig } from '@cl/config';
 import type { CelCompiler } from './cel';
 import { celValueFromJson, intsToBigint } from './cel-values';
@@ -9,10 +9,10 @@ import { discoverProvider } from './discovery';
 import { resolveDistributedClaim, type VerifierSource } from './distributed-claims';
 import { goQuote } from './go-text';
 import { httpClient, type HttpClient } from './http-client';
-import { untrustedIssuer } from './jws';
+import { peekToken, type PeekedToken } from './jws';
 import { RemoteKeySet } from './key-set';
 import { jwtLatency, sha256Label } from './metrics';
-import { ALL_VALID_SIGNING_ALGS, audienceCheck, IdTokenVerifier } from './verifier';
+import { ALL_VALID_SIGNING_ALGS, audienceCheck, IdTokenVerifier, type VerifiedToken } from './verifier';
 
 export type Logger = (msg: string) => void;
 
@@ -88,6 +88,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
   private readonly discovery: Poller<IdTokenVerifier>;
   private readonly others = new Map<string, Poller<IdTokenVerifier>>();
   private readonly issuerHash: string;
+  private readonly latency: { success: HistogramChild; failure: HistogramChild };
 
   constructor(private readonly cfg: JWTAuthenticatorConfig, opts: JwtAuthenticatorOptions = {}) {
     this.issuerURL = cfg.issuer.url;
@@ -101,7 +102,10 @@ export class JwtAuthenticator implements TokenAuthenticator {
     this.retryMs = opts.discoveryRetryMs ?? 10_000;
     this.http = httpClient({ ca: cfg.issuer.certificateAuthority || undefined, timeoutMs: opts.httpTimeoutMs ?? 30_000 });
     this.issuerHash = sha256Label(this.issuerURL);
-    jwtLatency(); // registered up front so /metrics shows the family
+    this.latency = {
+      success: jwtLatency().child({ result: 'success', jwt_issuer_hash: this.issuerHash }),
+      failure: jwtLatency().child({ result: 'failure', jwt_issuer_hash: this.issuerHash }),
+    };
     this.discovery = this.discover(this.issuerURL, cfg.issuer.discoveryURL, (e) => this.log(`oidc authenticator: initializing plugin: ${e.message}`));
   }
 
@@ -134,16 +138,33 @@ export class JwtAuthenticator implements TokenAuthenticator {
     for (const p of this.others.values()) p.stop();
   }
 
-  async authenticateToken(token: string): Promise<AuthResponse | null> {
-    if (untrustedIssuer(token) !== this.issuerURL) return null;
-    const started = process.hrtime.bigint();
-    try {
-      const res = await this.verifyAndMap(token);
-      jwtLatency().observe({ result: 'success', jwt_issuer_hash: this.issuerHash }, Number(process.hrtime.bigint() - started) / 1e9);
-      return res;
-    } catch (e) {
-      jwtLatency().observe({ result: 'failure', jwt_issuer_hash: this.issuerHash }, Number(process.hrtime.bigint() - started) / 1e9);
+  authenticateToken(token: string): Promise<AuthResponse | null> {
+    const peeked = peekToken(token);
+    if (!peeked || peeked.iss !== this.issuerURL) return Promise.resolve(null);
+    return this.authenticatePeeked(token, peeked);
+  }
+
+  /** For a token already known to carry this issuer; records the latency metric (upstream: misses only). */
+  authenticatePeeked(token: string, peeked: PeekedToken): Promise<AuthResponse> {
+    const started = performance.now();
+    const failed = (e: unknown): never => {
+      this.latency.failure.observe((performance.now() - started) / 1000);
       throw e;
+    };
+    const succeeded = (res: AuthResponse): AuthResponse => {
+      this.latency.success.observe((performance.now() - started) / 1000);
+      return res;
+    };
+    try {
+      const res = this.verifyAndMap(token, peeked);
+      return res instanceof Promise ? res.then(succeeded, failed) : Promise.resolve(succeeded(res));
+    } catch (e) {
+      try {
+        failed(e);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return Promise.reject(e);
     }
   }
 
@@ -160,24 +181,38 @@ export class JwtAuthenticator implements TokenAuthenticator {
     },
   };
 
-  private async verifyAndMap(token: string): Promise<AuthResponse> {
+  /** Synchronous unless keys must be fetched or a distributed claim resolved. */
+  private verifyAndMap(token: string, peeked: PeekedToken): AuthResponse | Promise<AuthResponse> {
     const verifier = this.discovery.value;
     if (!verifier) throw new Error('oidc: authenticator not initialized');
-    let verified: Awaited<ReturnType<IdTokenVerifier['verify']>>;
-    try {
-      verified = await verifier.verify(token);
-    } catch (e) {
+    const verifyFailed = (e: unknown): never => {
       throw new Error(`oidc: verify token: ${(e as Error).message}`);
+    };
+    let verified: VerifiedToken | Promise<VerifiedToken>;
+    try {
+      verified = verifier.verify(token, peeked);
+    } catch (e) {
+      return verifyFailed(e);
     }
-    const claims: Record<string, unknown> = { ...verified.jws.payload };
+    return verified instanceof Promise ? verified.then((v) => this.mapVerified(v), verifyFailed) : this.mapVerified(verified);
+  }
+
+  private mapVerified(verified: VerifiedToken): AuthResponse | Promise<AuthResponse> {
     const groupsClaim = this.mapper.groupsClaim;
-    if (groupsClaim) {
-      try {
-        await resolveDistributedClaim(groupsClaim, claims, verified.standard, this.http, this.verifierSource);
-      } catch (e) {
-        throw new Error(`oidc: could not expand distributed claims: ${(e as Error).message}`);
-      }
-    }
+    // Only distributed claims change the claims; copy them only when that can happen.
+    const needsResolution = !!groupsClaim && !(groupsClaim in verified.jws.payload) && '_claim_names' in verified.jws.payload;
+    if (!needsResolution) return this.mapClaims(verified, verified.jws.payload);
+    const claims: Record<string, unknown> = { ...verified.jws.payload };
+    return resolveDistributedClaim(groupsClaim, claims, verified.standard, this.http, this.verifierSource).then(
+      () => this.mapClaims(verified, claims),
+      (e: Error) => {
+        throw new Error(`oidc: could not expand distributed claims: ${e.message}`);
+      },
+    );
+  }
+
+  private mapClaims(verified: VerifiedToken, claims: Record<string, unknown>): AuthResponse {
+    const groupsClaim = this.mapper.groupsClaim;
     let cel: unknown;
     const celClaims = () => {
       if (cel === undefined) {

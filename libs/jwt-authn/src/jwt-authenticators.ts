@@ -3,6 +3,7 @@
 import { aggregate, type AuthResponse, type TokenAuthenticator } from '@cl/auth';
 import type { AuthenticationConfiguration, JWTAuthenticator as JWTAuthenticatorConfig } from '@cl/config';
 import { JwtAuthenticator, type JwtAuthenticatorOptions } from './jwt-authenticator';
+import { peekToken } from './jws';
 
 export class JwtAuthenticators implements TokenAuthenticator {
   readonly authenticators: JwtAuthenticator[];
@@ -22,12 +23,15 @@ export class JwtAuthenticators implements TokenAuthenticator {
     return new JwtAuthenticators(cfg.jwt ?? [], opts);
   }
 
-  async authenticateToken(token: string): Promise<AuthResponse | null> {
+  authenticateToken(token: string): Promise<AuthResponse | null> {
+    // Issuer URLs are unique and each authenticator only takes tokens whose `iss` is its URL, so the
+    // fail-on-error walk in list order reduces to: peek once, hand the token to the one that matches.
+    const peeked = peekToken(token);
+    if (!peeked) return Promise.resolve(null);
     for (const a of this.authenticators) {
-      const res = await a.authenticateToken(token);
-      if (res) return res;
+      if (a.issuerURL === peeked.iss) return a.authenticatePeeked(token, peeked);
     }
-    return null;
+    return Promise.resolve(null);
   }
 
   /** Throws the aggregate of every authenticator that has not completed discovery. */

@@ -1,7 +1,7 @@
 // go-oidc's remoteKeySet: the issuer's JWKS, fetched on first need, re-fetched (one request shared by all
 // waiters) only when a signature matches no cached key and the cache is about to expire. A failed fetch
 // keeps the old keys. Keys are imported with jose and verified with node:crypto (synchronous, fast).
-import { KeyObject, constants, verify as cryptoVerify } from 'node:crypto';
+import { constants, createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { importJWK, type JWK } from 'jose';
 import type { HttpClient, HttpResponse } from './http-client';
 import type { ParsedJws } from './jws';
@@ -9,7 +9,10 @@ import type { ParsedJws } from './jws';
 interface CachedKey {
   kid: string;
   jwk: JWK;
+  /** Import in progress or done, per algorithm. */
   byAlg: Map<string, Promise<KeyObject | null>>;
+  /** Finished imports, so the common case verifies without awaiting anything. */
+  ready: Map<string, KeyObject | null>;
 }
 
 const KNOWN_KTY = new Set(['RSA', 'EC', 'OKP', 'oct']);
@@ -59,13 +62,34 @@ export class RemoteKeySet {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Throws `failed to verify id token signature` or `fetching keys ...`. */
-  async verify(jws: ParsedJws): Promise<void> {
-    if (await this.tryCached(jws)) return;
+  /**
+   * Returns synchronously when an already imported key verifies the signature (the common case);
+   * otherwise a promise. Failures: `failed to verify id token signature` or `fetching keys ...`.
+   */
+  verify(jws: ParsedJws): void | Promise<void> {
+    const fast = this.tryReady(jws);
+    if (fast === true) return;
+    return this.verifySlow(jws, fast === null);
+  }
+
+  private async verifySlow(jws: ParsedJws, importPending: boolean): Promise<void> {
+    if (importPending && (await this.tryCached(jws))) return;
     if (!(this.now() + REFRESH_AHEAD_MS > this.expiry)) throw new Error('failed to verify id token signature');
     await this.refresh();
     if (await this.tryCached(jws)) return;
     throw new Error('failed to verify id token signature');
+  }
+
+  /** true: verified; false: no imported candidate verifies; null: some candidate is not imported yet. */
+  private tryReady(jws: ParsedJws): boolean | null {
+    let complete = true;
+    for (const k of this.keys) {
+      if (jws.kid !== '' && k.kid !== jws.kid) continue;
+      const key = k.ready.get(jws.alg);
+      if (key === undefined) complete = false;
+      else if (key && verifyWith(jws.alg, key, jws.signingInput, jws.signature)) return true;
+    }
+    return complete ? false : null;
   }
 
   private async tryCached(jws: ParsedJws): Promise<boolean> {
@@ -80,11 +104,16 @@ export class RemoteKeySet {
   private keyFor(k: CachedKey, alg: string): Promise<KeyObject | null> {
     let p = k.byAlg.get(alg);
     if (!p) {
-      // jose refuses a key whose type does not fit the algorithm (go-jose does the same check).
-      p = importJWK({ ...k.jwk, alg: undefined, use: undefined, key_ops: undefined, ext: undefined }, alg).then(
-        (ck) => (ck instanceof Uint8Array ? null : KeyObject.from(ck)),
+      // jose refuses a key whose type does not fit the algorithm (go-jose does the same check); the
+      // node:crypto KeyObject of the same JWK then verifies synchronously, without WebCrypto's overhead.
+      const jwk = { ...k.jwk, alg: undefined, use: undefined, key_ops: undefined, ext: undefined };
+      p = importJWK(jwk, alg).then(
+        (ck) => (ck instanceof Uint8Array ? null : createPublicKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' })),
         () => null,
-      );
+      ).then((key) => {
+        k.ready.set(alg, key);
+        return key;
+      });
       k.byAlg.set(alg, p);
     }
     return p;
@@ -120,7 +149,7 @@ export class RemoteKeySet {
       if (!jwk || typeof jwk !== 'object' || !KNOWN_KTY.has(String(jwk.kty))) {
         throw new Error(`fetching keys oidc: failed to decode keys: go-jose/go-jose: unknown json web key type '${String((jwk as JWK | null)?.kty ?? '')}' ${body}`);
       }
-      keys.push({ kid: typeof jwk.kid === 'string' ? jwk.kid : '', jwk, byAlg: new Map() });
+      keys.push({ kid: typeof jwk.kid === 'string' ? jwk.kid : '', jwk, byAlg: new Map(), ready: new Map() });
     }
     const fetchedAt = this.now();
     this.keys = keys;

@@ -1,13 +1,13 @@
 // Upstream metric names: the per-authenticator latency (cache misses only) and the config reload results.
 import { createHash } from 'node:crypto';
-import { counter, gauge, histogram } from '@cl/auth';
+import { counter, fastHistogram, gauge } from '@cl/auth';
 
 export function sha256Label(s: string): string {
   return s === '' ? '' : `sha256:${createHash('sha256').update(s).digest('hex')}`;
 }
 
 export const jwtLatency = () =>
-  histogram({
+  fastHistogram({
     name: 'apiserver_authentication_jwt_authenticator_latency_seconds',
     help: 'Latency of jwt authentication operations in seconds. This is the time spent authenticating a token for cache miss only (i.e. when the token is not found in the cache).',
     labelNames: ['result', 'jwt_issuer_hash'] as const,

@@ -2,7 +2,7 @@
 // claims first, then the algorithm allow-list, then the signature against the issuer's key set.
 import { goQuote, goQuoteList } from './go-text';
 import { verifyAudienceIntersects, verifyStandardClaims, type AudienceCheck, type StandardClaims } from './id-token';
-import { parseJws, type ParsedJws } from './jws';
+import { parseJws, type ParsedJws, type PeekedToken } from './jws';
 import type { RemoteKeySet } from './key-set';
 
 /** oidc.AllValidSigningAlgorithms(): what a config-file server accepts. */
@@ -27,20 +27,30 @@ export class IdTokenVerifier {
     private readonly nowSeconds: () => number,
   ) {}
 
-  /** Throws the inner message; callers add their own prefix (`oidc: verify token: `). */
-  async verify(token: string): Promise<VerifiedToken> {
-    const jws = parseJws(token);
+  /**
+   * Throws (synchronously, or through the returned promise) the inner message; callers add their own
+   * prefix (`oidc: verify token: `). Synchronous when the signing key is already imported.
+   */
+  verify(token: string, peeked?: PeekedToken): VerifiedToken | Promise<VerifiedToken> {
+    const jws = parseJws(token, peeked);
     const standard = verifyStandardClaims(jws.payload, this.issuer, this.aud, this.nowSeconds());
     if (!jws.alg && !('alg' in jws.header)) throw new Error('oidc: id token not signed');
     if (!this.algs.includes(jws.alg)) {
       throw new Error(`oidc: id token signed with unsupported algorithm, expected ${goQuoteList(this.algs)} got ${goQuote(jws.alg)}`);
     }
-    try {
-      await this.keySet.verify(jws);
-    } catch (e) {
+    const signatureFailed = (e: unknown): never => {
       throw new Error(`failed to verify signature: ${(e as Error).message}`);
+    };
+    const finish = (): VerifiedToken => {
+      verifyAudienceIntersects(this.aud, standard.aud);
+      return { jws, standard };
+    };
+    let pending: void | Promise<void>;
+    try {
+      pending = this.keySet.verify(jws);
+    } catch (e) {
+      return signatureFailed(e);
     }
-    verifyAudienceIntersects(this.aud, standard.aud);
-    return { jws, standard };
+    return pending ? pending.then(finish, signatureFailed) : finish();
   }
 }
