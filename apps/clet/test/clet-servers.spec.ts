@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
+// run.ts loads @cl/pki lazily only to keep the agent's start-up fast; a test may load it eagerly.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { createCA, issueClientCert, issueServingCert, certificateSubject, type PemPair } from '@cl/pki';
 // tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
