@@ -7,7 +7,8 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { startConnectProxy } from '../../libs/egress/test/support/connect-proxy';
 import { startKonnectivityServer } from '../../libs/egress/test/support/konnectivity-server';
-import { makeTlsFiles, startTinyproxy, tempDir } from '../../libs/egress/test/support/servers';
+import { startTinyproxy } from '../../libs/testing/src';
+import { makeTlsFiles, tempDir } from '../../libs/egress/test/support/servers';
 
 const MB = Number(process.argv[2] ?? 256);
 const ROUNDS = Number(process.argv[3] ?? 3);

@@ -3,13 +3,14 @@ import type { Connection, EgressSelectorConfiguration } from '@cl/config';
 import * as path from 'node:path';
 import { createEgressSelector, listenForwarder } from '../src';
 import { startConnectProxy, type ConnectProxy } from './support/connect-proxy';
-import { putAndGet, startEtcd, type Etcd } from './support/etcd';
 import { startKonnectivityServer, type KonnectivityServer } from './support/konnectivity-server';
-import { makeTlsFiles, startTinyproxy, tempDir, type Tinyproxy, type TlsFiles } from './support/servers';
+import { EtcdStore } from '@cl/store';
+import { startEtcd, startTinyproxy, type EtcdServer, type Tinyproxy } from '@cl/testing';
+import { makeTlsFiles, tempDir, type TlsFiles } from './support/servers';
 
 jest.setTimeout(120_000);
 
-let etcd: Etcd;
+let etcd: EtcdServer;
 let tinyproxy: Tinyproxy;
 let udsProxy: ConnectProxy;
 let mtlsProxy: ConnectProxy;
@@ -32,7 +33,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([etcd?.stop(), tinyproxy?.stop(), udsProxy?.close(), mtlsProxy?.close(), tunnel?.close()]);
+  await Promise.all([etcd?.destroy(), tinyproxy?.stop(), udsProxy?.close(), mtlsProxy?.close(), tunnel?.close()]);
 });
 
 const connections: Array<[string, () => Connection]> = [
@@ -60,16 +61,19 @@ const connections: Array<[string, () => Connection]> = [
 test.each(connections)('etcd Put and Range through %s', async (name, connection) => {
   const config: EgressSelectorConfiguration = { egressSelections: [{ name: 'etcd', connection: connection() }] };
   const selector = createEgressSelector(config);
-  const forwarder = await listenForwarder(selector.dialerFor('store'), etcd.host, etcd.port);
+  const forwarder = await listenForwarder(selector.dialerFor('store'), '127.0.0.1', etcd.clientPort);
+  const store = new EtcdStore({ servers: [etcd.url], connectTarget: forwarder.address, prefix: '/egress' });
   try {
-    expect(await putAndGet(forwarder.address, `/egress/${name}`, `via ${name}`)).toBe(`via ${name}`);
+    await store.put(`/${name}`, `via ${name}`);
+    expect((await store.get(`/${name}`))!.value.toString()).toBe(`via ${name}`);
   } finally {
+    await store.close();
     await forwarder.close();
   }
 });
 
 test('the tunnels really carried the etcd traffic', () => {
-  expect(udsProxy.connections.some((c) => c.toString('latin1').startsWith(`CONNECT 127.0.0.1:${etcd.port} HTTP/1.1\r\n`))).toBe(true);
-  expect(mtlsProxy.connections.some((c) => c.toString('latin1').startsWith(`CONNECT 127.0.0.1:${etcd.port} HTTP/1.1\r\n`))).toBe(true);
-  expect(tunnel.streams.some((s) => s[0]?.dialRequest?.address === `127.0.0.1:${etcd.port}`)).toBe(true);
+  expect(udsProxy.connections.some((c) => c.toString('latin1').startsWith(`CONNECT 127.0.0.1:${etcd.clientPort} HTTP/1.1\r\n`))).toBe(true);
+  expect(mtlsProxy.connections.some((c) => c.toString('latin1').startsWith(`CONNECT 127.0.0.1:${etcd.clientPort} HTTP/1.1\r\n`))).toBe(true);
+  expect(tunnel.streams.some((s) => s[0]?.dialRequest?.address === `127.0.0.1:${etcd.clientPort}`)).toBe(true);
 });

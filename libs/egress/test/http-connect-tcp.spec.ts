@@ -1,7 +1,8 @@
 import type { EgressSelectorConfiguration, TLSConfig } from '@cl/config';
 import { createEgressSelector } from '../src';
 import { startConnectProxy, type ConnectProxy } from './support/connect-proxy';
-import { callWebhook, makeTlsFiles, startTinyproxy, startWebhook, type Tinyproxy, type TlsFiles, type Webhook } from './support/servers';
+import { startTinyproxy, type Tinyproxy } from '@cl/testing';
+import { callWebhook, makeTlsFiles, startWebhook, type TlsFiles, type Webhook } from './support/servers';
 import { asFailure, noStream, readBytes } from './support/streams';
 
 jest.setTimeout(60_000);

@@ -2,4 +2,8 @@
 export { freePort, waitFor } from './ports';
 export { startEtcd } from './etcd';
 export type { EtcdServer } from './etcd';
+export { startTinyproxy } from './tinyproxy';
+export type { Tinyproxy } from './tinyproxy';
+export { startCollector } from './otlp-collector';
+export type { Collector, ReceivedSpan } from './otlp-collector';
 export { KUBECTL } from './kubectl';

@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createTracing } from '../src';
-import { startCollector, type Collector } from './support/collector';
+import { startCollector, type Collector } from '@cl/testing';
 
 jest.setTimeout(60_000);
 

@@ -3,7 +3,7 @@ import type { TracingConfiguration } from '@cl/config';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTracing, isTracingTrusted, serverSpanName, type Tracing } from '../src';
-import { startCollector, type Collector } from './support/collector';
+import { startCollector, type Collector } from '@cl/testing';
 
 jest.setTimeout(60_000);
 

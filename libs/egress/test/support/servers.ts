@@ -1,12 +1,11 @@
 // An HTTPS "webhook" with its own CA, TLS material on disk for the egress TLS config, and a real tinyproxy.
 import { createCA, issueClientCert, issueServingCert, type PemPair } from '@cl/pki';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import * as https from 'node:https';
 import type * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { freePort } from './etcd';
+
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
@@ -95,58 +94,5 @@ export async function makeTlsFiles(): Promise<TlsFiles> {
     clientCertFile: file('client.crt', client.certPem),
     clientKeyFile: file('client.key', client.keyPem),
     otherCaFile: file('other-ca.crt', other.certPem),
-  };
-}
-
-export interface Tinyproxy {
-  port: number;
-  stop(): Promise<void>;
-}
-
-/** A real tinyproxy on a free loopback port; CONNECT is allowed only to `allowedConnectPorts` when given. */
-export async function startTinyproxy(allowedConnectPorts: number[] = []): Promise<Tinyproxy> {
-  const dir = tempDir('egress-tinyproxy-');
-  const port = await freePort();
-  const conf = path.join(dir, 'tinyproxy.conf');
-  writeFileSync(
-    conf,
-    [
-      'User nobody',
-      'Group nogroup',
-      `Port ${port}`,
-      'Listen 127.0.0.1',
-      'Timeout 60',
-      'MaxClients 50',
-      'LogLevel Warning',
-      'Allow 127.0.0.1',
-      ...allowedConnectPorts.map((p) => `ConnectPort ${p}`),
-      '',
-    ].join('\n'),
-  );
-  const child = spawn('tinyproxy', ['-d', '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr!.on('data', (b: Buffer) => (log += b.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const { connect } = await import('node:net');
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`tinyproxy exited: ${log}`);
-    const up = await new Promise<boolean>((resolve) => {
-      const s = connect({ host: '127.0.0.1', port }, () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (up) break;
-    if (Date.now() > deadline) throw new Error(`tinyproxy did not start: ${log}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    port,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
   };
 }

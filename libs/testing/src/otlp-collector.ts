@@ -49,7 +49,7 @@ export interface Collector {
   close(): Promise<void>;
 }
 
-const definition = protoLoader.loadSync(path.join(__dirname, '../fixtures/otlp-trace.proto'), {
+const definition = protoLoader.loadSync(path.join(__dirname, '..', 'proto', 'otlp-trace.proto'), {
   keepCase: true,
   longs: String,
   enums: String,
