@@ -1,15 +1,30 @@
 #!/usr/bin/env node
 // apiserver [flags]: parse and validate every flag (all errors at once, exit 1 before any port is bound), start
 // the server, and terminate gracefully on SIGTERM/SIGINT with exit 0.
-import { anonymousAuthenticator, unionAuthenticator } from '@cl/auth';
 import { createEgressSelector } from '@cl/egress';
 import { createTracing } from '@cl/tracing';
+import { AuthenticationSetupError, authenticationGroup, authenticationGroupVersions, authenticationRoutes, buildAuthentication, discoveryRoutes, type DiscoveryGroup } from './authn';
 import { buildAuthorization } from './authz';
 import { loadConfigFiles, initializeAdmission } from './config-files';
 import { createLogger } from './logger';
+import { metricsRegistry } from './metrics';
 import { apiserverFlags, parseCommandLine } from './options';
 import { startApiserver, type ServerParts } from './server';
 import { versionInfo } from './version';
+
+// authorization.k8s.io/v1 as served by ./authz (review endpoints), for the discovery documents.
+const authorizationGroup: DiscoveryGroup = {
+  name: 'authorization.k8s.io',
+  versions: [
+    {
+      version: 'v1',
+      resources: [
+        { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
+        { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
+      ],
+    },
+  ],
+};
 
 export async function main(argv: readonly string[]): Promise<number> {
   const cl = parseCommandLine(argv);
@@ -31,27 +46,53 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const log = createLogger({ verbosity: cl.options.verbosity });
   let egress;
+  let tracing;
   try {
-    egress = createEgressSelector(config.files.egress);
+    // The span exporter dials through its own selector (it cannot trace its own dials); every other outbound
+    // connection uses a selector that records `Proxy via ...` spans and the egress dial metrics.
+    // OIDC discovery never goes through egress (the spec); webhooks use `controlplane`, the store `store`.
+    tracing = createTracing(config.files.tracing, { serviceName: 'apiserver', egress: createEgressSelector(config.files.egress).dialerFor('controlplane') });
+    egress = createEgressSelector(config.files.egress, { tracer: tracing.enabled ? tracing.tracer : undefined, registry: metricsRegistry });
   } catch (e) {
     process.stderr.write(`Error: ${(e as Error).message}\n`);
     return 1;
   }
-  // OIDC discovery never goes through egress (the spec); webhooks use `controlplane`, the store `store`.
-  const tracing = createTracing(config.files.tracing, { serviceName: 'apiserver', egress: egress.dialerFor('controlplane') });
+  let authn;
+  try {
+    authn = buildAuthentication({
+      authenticationConfig: (cl.options.values['authentication-config'] as string) || undefined,
+      clientCAFile: (cl.options.values['client-ca-file'] as string) || undefined,
+      anonymousAuth: cl.options.anonymousAuth,
+      log,
+    });
+  } catch (e) {
+    const lines = e instanceof AuthenticationSetupError ? e.errors : [(e as Error).message];
+    for (const l of lines) process.stderr.write(`Error: ${l}\n`);
+    return 1;
+  }
   let authz;
   try {
     authz = buildAuthorization(cl.options.authorization, { egress, log });
   } catch (e) {
+    authn.close();
     process.stderr.write(`Error: ${(e as Error).message}\n`);
     return 1;
   }
+  const authentication = authn;
   const parts: ServerParts = {
-    authenticator: unionAuthenticator(cl.options.anonymousAuth ? [anonymousAuthenticator()] : []),
+    authenticator: authentication.authenticator,
     authorizer: authz.authorizer,
-    routes: [...authz.routes],
-    groupVersions: [...authz.groupVersions],
-    onClose: () => authz.close(),
+    clientCA: authentication.clientCA,
+    routes: [
+      ...authenticationRoutes(authentication, (l) => log.v(2, l)),
+      ...authz.routes,
+      ...discoveryRoutes({ name: '', versions: [{ version: 'v1', resources: [] }] }, () => [authenticationGroup, authorizationGroup]),
+    ],
+    groupVersions: [...authenticationGroupVersions, ...authz.groupVersions],
+    onClose: async () => {
+      authentication.close();
+      await authz.close();
+    },
     egress,
     tracing,
     extraSteps: {
@@ -61,7 +102,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   let server;
   try {
     server = await startApiserver(cl.options, parts, log);
+    authentication.start();
   } catch (e) {
+    authentication.close();
     process.stderr.write(`Error: ${(e as Error).message}\n`);
     return 1;
   }

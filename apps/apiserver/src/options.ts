@@ -1,6 +1,7 @@
 // The API server's command line: kube-apiserver's flag names and defaults where cl has the feature, with the
 // data store flags under the spec's `store` name (`--store-servers` for upstream's `--etcd-servers`).
 import { FlagSet, types, ipType, levelType, formatDuration } from '@cl/flags';
+import { addAuthenticationFlags } from './authn/flags';
 import { addAuthorizationFlags, authorizationOptions, validateAuthorizationOptions, type AuthorizationOptions } from './authz/flags';
 
 export interface ApiserverOptions {
@@ -56,6 +57,7 @@ export function apiserverFlags(): FlagSet {
     .add({ name: 'help', shorthand: 'h', type: types.bool, default: false, section: generic, usage: 'help for apiserver' })
     .add({ name: 'version', type: types.bool, default: false, section: generic, usage: 'Print version information and quit' });
   addAuthorizationFlags(fs);
+  addAuthenticationFlags(fs);
   return fs;
 }
 

@@ -3,6 +3,7 @@
 import type { TokenAuthenticator, UserInfo } from '@cl/auth';
 import { exactRoute, readBody, type RequestContext, type Route } from '../routes';
 import { statuses, writeJson, writeStatus } from '../status';
+import { decodeEnvelope, PROTOBUF_CONTENT_TYPE, tokenReviewSpec } from './protobuf';
 
 export const AUTHN_GROUP = 'authentication.k8s.io';
 export const AUTHN_GROUP_VERSION = `${AUTHN_GROUP}/v1`;
@@ -27,6 +28,26 @@ async function readObject(ctx: RequestContext, kind: string, allowEmpty: boolean
     const code = (e as { code?: number }).code;
     writeStatus(ctx.req, ctx.res, code === 413 ? { ...statuses.badRequest((e as Error).message), code: 413, reason: 'RequestEntityTooLarge' } : statuses.badRequest((e as Error).message));
     return null;
+  }
+  const contentType = String(ctx.req.headers['content-type'] ?? '').split(';')[0].trim();
+  if (contentType === PROTOBUF_CONTENT_TYPE) {
+    let decoded: ReturnType<typeof decodeEnvelope>;
+    try {
+      decoded = decodeEnvelope(body);
+    } catch (e) {
+      writeStatus(ctx.req, ctx.res, statuses.badRequest((e as Error).message));
+      return null;
+    }
+    if (decoded.kind !== kind || decoded.apiVersion !== AUTHN_GROUP_VERSION) {
+      writeStatus(ctx.req, ctx.res, statuses.badRequest(`the API version in the data (${decoded.apiVersion}) does not match the expected API version (${AUTHN_GROUP_VERSION}) or kind ${JSON.stringify(decoded.kind)} is not ${kind}`));
+      return null;
+    }
+    try {
+      return kind === 'TokenReview' ? { kind, apiVersion: decoded.apiVersion, spec: tokenReviewSpec(decoded.raw) } : { kind, apiVersion: decoded.apiVersion };
+    } catch (e) {
+      writeStatus(ctx.req, ctx.res, statuses.badRequest(`unable to decode ${kind}: ${(e as Error).message}`));
+      return null;
+    }
   }
   const text = body.toString('utf8').trim();
   if (text === '' && allowEmpty) return {};

@@ -11,6 +11,7 @@ import {
   type SubjectAccessReviewSpec,
 } from '@cl/webhook-authz';
 import { readBody, type RequestContext, type Route } from '../routes';
+import { decodeReviewProtobuf } from './review-protobuf';
 import { statusBody, writeJson, writeStatus, type StatusBody } from '../status';
 
 const GROUP = 'authorization.k8s.io';
@@ -114,15 +115,19 @@ function invalid(kind: Kind, errs: string[]): StatusBody {
 
 async function decodeBody(ctx: RequestContext, kind: Kind): Promise<Record<string, unknown>> {
   const type = String(ctx.req.headers['content-type'] ?? 'application/json');
-  if (!/json/i.test(type)) {
-    throw new RequestError(statusBody(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json`, {}));
+  const protobuf = /application\/vnd\.kubernetes\.protobuf/i.test(type);
+  if (!protobuf && !/json/i.test(type)) {
+    throw new RequestError(
+      statusBody(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf', {}),
+    );
   }
   let body: unknown;
   try {
-    body = JSON.parse((await readBody(ctx.req)).toString('utf8'));
+    const raw = await readBody(ctx.req);
+    body = protobuf ? decodeReviewProtobuf(raw, kind === 'SelfSubjectAccessReview') : JSON.parse(raw.toString('utf8'));
   } catch (e) {
     if ((e as { code?: number }).code === 413) throw new RequestError(statusBody(413, 'RequestEntityTooLarge', 'the request body is too large', {}));
-    throw new RequestError(statusBody(400, 'BadRequest', `couldn't get version/kind; json parse error: ${(e as Error).message}`, {}));
+    throw new RequestError(statusBody(400, 'BadRequest', `couldn't get version/kind; ${protobuf ? '' : 'json '}parse error: ${(e as Error).message}`, {}));
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw new RequestError(statusBody(400, 'BadRequest', `couldn't get version/kind; json parse error: expected an object`, {}));

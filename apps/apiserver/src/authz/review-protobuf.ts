@@ -1,0 +1,122 @@
+// kubectl and client-go send built-in objects as Kubernetes protobuf (`application/vnd.kubernetes.protobuf`):
+// the `k8s\0` magic, a runtime.Unknown envelope, and the object's generated.proto message. This decodes the
+// two review kinds into the same plain shape the JSON path produces (authorization/v1 generated.proto).
+
+const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+
+type Fields = Map<number, Buffer[]>;
+
+function varint(buf: Buffer, pos: number): [number, number] {
+  let result = 0;
+  let shift = 0;
+  for (;;) {
+    if (pos >= buf.length) throw new Error('truncated varint');
+    const b = buf[pos++];
+    result += (b & 0x7f) * 2 ** shift;
+    if ((b & 0x80) === 0) return [result, pos];
+    shift += 7;
+    if (shift > 63) throw new Error('varint too long');
+  }
+}
+
+/** Length-delimited fields by number (other wire types are skipped; none of the fields used here need them). */
+function fields(buf: Buffer): Fields {
+  const out: Fields = new Map();
+  let pos = 0;
+  while (pos < buf.length) {
+    const [tag, p1] = varint(buf, pos);
+    const field = Math.floor(tag / 8);
+    const wire = tag & 7;
+    pos = p1;
+    if (wire === 0) [, pos] = varint(buf, pos);
+    else if (wire === 1) pos += 8;
+    else if (wire === 5) pos += 4;
+    else if (wire === 2) {
+      const [len, p2] = varint(buf, pos);
+      if (p2 + len > buf.length) throw new Error('truncated field');
+      const list = out.get(field) ?? [];
+      list.push(buf.subarray(p2, p2 + len));
+      out.set(field, list);
+      pos = p2 + len;
+    } else throw new Error(`unsupported wire type ${wire}`);
+  }
+  return out;
+}
+
+const str = (f: Fields, n: number): string | undefined => f.get(n)?.at(-1)?.toString('utf8');
+const strs = (f: Fields, n: number): string[] => (f.get(n) ?? []).map((b) => b.toString('utf8'));
+const msg = (f: Fields, n: number): Fields | undefined => {
+  const b = f.get(n)?.at(-1);
+  return b ? fields(b) : undefined;
+};
+
+function setIf(o: Record<string, unknown>, k: string, v: string | undefined): void {
+  if (v !== undefined && v !== '') o[k] = v;
+}
+
+function selector(f: Fields | undefined): Record<string, unknown> | undefined {
+  if (!f) return undefined;
+  const out: Record<string, unknown> = {};
+  setIf(out, 'rawSelector', str(f, 1));
+  const reqs = (f.get(2) ?? []).map((b) => {
+    const r = fields(b);
+    return { key: str(r, 1) ?? '', operator: str(r, 2) ?? '', values: strs(r, 3) };
+  });
+  if (reqs.length) out.requirements = reqs;
+  return out;
+}
+
+function spec(f: Fields | undefined, self: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!f) return out;
+  const ra = msg(f, 1);
+  if (ra) {
+    const r: Record<string, unknown> = {};
+    ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name'].forEach((k, i) => setIf(r, k, str(ra, i + 1)));
+    const fs = selector(msg(ra, 8));
+    const ls = selector(msg(ra, 9));
+    if (fs) r.fieldSelector = fs;
+    if (ls) r.labelSelector = ls;
+    out.resourceAttributes = r;
+  }
+  const nra = msg(f, 2);
+  if (nra) {
+    const n: Record<string, unknown> = {};
+    setIf(n, 'path', str(nra, 1));
+    setIf(n, 'verb', str(nra, 2));
+    out.nonResourceAttributes = n;
+  }
+  if (self) return out;
+  setIf(out, 'user', str(f, 3));
+  const groups = strs(f, 4);
+  if (groups.length) out.groups = groups;
+  const extra: Record<string, string[]> = {};
+  for (const entry of f.get(5) ?? []) {
+    const e = fields(entry);
+    const value = msg(e, 2);
+    extra[str(e, 1) ?? ''] = value ? strs(value, 1) : [];
+  }
+  if (Object.keys(extra).length) out.extra = extra;
+  setIf(out, 'uid', str(f, 6));
+  return out;
+}
+
+/** Decodes a protobuf-encoded (Self)SubjectAccessReview; throws on anything that is not one. */
+export function decodeReviewProtobuf(body: Buffer, self: boolean): Record<string, unknown> {
+  if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw new Error('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+  }
+  const unknown = fields(body.subarray(MAGIC.length));
+  const typeMeta = msg(unknown, 1);
+  const raw = unknown.get(2)?.at(-1) ?? Buffer.alloc(0);
+  const obj = fields(raw);
+  const metadata = msg(obj, 1);
+  const out: Record<string, unknown> = { spec: spec(msg(obj, 2), self) };
+  if (typeMeta) {
+    setIf(out, 'apiVersion', str(typeMeta, 1));
+    setIf(out, 'kind', str(typeMeta, 2));
+  }
+  // Only the name matters for "metadata must be empty"; other metadata fields are not decoded.
+  if (metadata) out.metadata = { name: str(metadata, 1) ?? '' };
+  return out;
+}
