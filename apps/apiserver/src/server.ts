@@ -97,6 +97,10 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     ...(parts.routes ?? []),
   ];
 
+  let inFlight = 0;
+  let draining = false;
+  let drained: (() => void) | undefined;
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = process.hrtime.bigint();
     const method = req.method ?? 'GET';
@@ -104,6 +108,19 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     let pathClass = 'other';
     res.setHeader('Cache-Control', 'no-cache, private');
     res.setHeader('Audit-Id', headerValue(req.headers['audit-id']) ?? randomUUID());
+    if (draining && !exemptFromRetryAfter(info.path, req.headers['user-agent'])) {
+      // --shutdown-send-retry-after: the listener stays open until in-flight requests drain; new ones are turned away.
+      res.setHeader('Retry-After', '5');
+      res.setHeader('Connection', 'close');
+      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+      res.statusCode = 429;
+      res.end('The apiserver is shutting down, please try again later.\n');
+      return;
+    }
+    inFlight++;
+    res.on('close', () => {
+      if (--inFlight === 0) drained?.();
+    });
     res.on('finish', () => {
       metrics.observe(requestLabels(method, info, pathClass), res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
@@ -222,6 +239,10 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
       shutdownCheck.initiate();
       log.info(`Shutdown initiated; /readyz now fails, serving normally for ${opts.shutdownDelayMs}ms more`);
       if (opts.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
+      if (opts.shutdownSendRetryAfter) {
+        draining = true;
+        if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+      }
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
@@ -243,6 +264,11 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     started,
     shutdown,
   };
+}
+
+/** Upstream's with_retry_after exemptions: health and metrics paths, and the server's own loopback clients. */
+function exemptFromRetryAfter(path: string, userAgent: string | undefined): boolean {
+  return /^\/(readyz|livez|healthz|metrics)/.test(path) || (userAgent ?? '').startsWith('kube-apiserver/');
 }
 
 /** etcd's gRPC client cannot take a socket, so a tunnelled `store` selection is reached through a loopback forwarder. */

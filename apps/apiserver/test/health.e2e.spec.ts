@@ -1,6 +1,7 @@
 // The built binary over real TLS: health endpoints through kubectl 1.33, /version, /metrics, shutdown.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { waitFor } from '@cl/testing';
 import { httpsGet, kubectl, startApiserverProcess, type ApiserverProcess } from './harness';
 
 jest.setTimeout(120_000);
@@ -132,6 +133,34 @@ describe('graceful shutdown', () => {
       expect((await httpsGet(api, '/readyz?exclude=shutdown')).status).toBe(200);
       expect(await api.exited).toBe(0);
       await expect(httpsGet(api, '/livez')).rejects.toThrow(/ECONNREFUSED/);
+    } finally {
+      await api.cleanup();
+    }
+  });
+});
+
+describe('graceful shutdown with --shutdown-send-retry-after', () => {
+  test('after the delay new requests get 429 with Retry-After while health paths are still served', async () => {
+    const api = await startApiserverProcess(['--shutdown-delay-duration=1s', '--shutdown-send-retry-after=true']);
+    try {
+      // Keep one request in flight (a body that never ends) so the server has to drain before it stops.
+      const { request } = await import('node:https');
+      const held = request({ host: '127.0.0.1', port: api.port, path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', method: 'POST', rejectUnauthorized: false, headers: { 'content-type': 'application/json', 'content-length': '200' } });
+      held.on('error', () => undefined);
+      held.write('x');
+      await new Promise((r) => setTimeout(r, 200));
+      api.child.kill('SIGTERM');
+      const r = await waitFor(async () => {
+        const got = await httpsGet(api, '/version');
+        return got.status === 429 ? got : undefined;
+      }, 'a 429 after the shutdown delay');
+      expect(r.status).toBe(429);
+      expect(r.headers['retry-after']).toBe('5');
+      expect(r.body).toBe('The apiserver is shutting down, please try again later.\n');
+      expect((await httpsGet(api, '/livez')).status).toBe(200);
+      expect((await httpsGet(api, '/readyz')).status).toBe(500);
+      held.end(' '.repeat(199));
+      expect(await api.exited).toBe(0);
     } finally {
       await api.cleanup();
     }
