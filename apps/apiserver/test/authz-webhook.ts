@@ -3,9 +3,12 @@
 import { createServer, type Server } from 'node:https';
 import type { ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCA, issueClientCert, issueServingCert } from '@cl/pki';
+import { KUBECTL } from '@cl/testing';
 
 export interface ReviewSpec {
   resourceAttributes?: Record<string, string>;
@@ -69,4 +72,20 @@ export async function startAuthzWebhook(dir: string): Promise<AuthzWebhook> {
     ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: authz', '  cluster:', `    server: ${hook.url}`, '    certificate-authority: authz-ca.pem', 'users:', '- name: apiserver', '  user:', '    client-certificate: authz-client.pem', '    client-key: authz-client-key.pem', 'contexts:', '- name: webhook', '  context: {cluster: authz, user: apiserver}', 'current-context: webhook', ''].join('\n'),
   );
   return hook;
+}
+
+/**
+ * kubectl without blocking this process: the webhook runs in the test process, so the harness's spawnSync
+ * would leave every webhook call of the API server unanswered.
+ */
+export function kubectlAsync(kubeconfig: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { env: { ...process.env, HOME: tmpdir() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }

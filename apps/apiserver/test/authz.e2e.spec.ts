@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAIN, httpsGet, kubectl, startApiserverProcess, type ApiserverProcess, type HttpResult } from './harness';
-import { reply, startAuthzWebhook, type AuthzWebhook, type ReviewSpec } from './authz-webhook';
+import { MAIN, httpsGet, startApiserverProcess, type ApiserverProcess, type HttpResult } from './harness';
+import { kubectlAsync, reply, startAuthzWebhook, type AuthzWebhook, type ReviewSpec } from './authz-webhook';
 
 jest.setTimeout(120_000);
 
@@ -180,8 +180,8 @@ describe('SubjectAccessReview APIs', () => {
     [['list', 'pods', '-n', 'default'], 0, 'yes'],
     [['delete', 'pods'], 1, 'no - not in policy'],
     [['get', 'pods', '-n', 'kube-system'], 1, 'no - not in policy'],
-  ])('kubectl auth can-i %j', (args, code, out) => {
-    const r = kubectl(api.kubeconfig, ['auth', 'can-i', ...args]);
+  ])('kubectl auth can-i %j', async (args, code, out) => {
+    const r = await kubectlAsync(api.kubeconfig, ['auth', 'can-i', ...args]);
     expect(r.stdout.trim()).toBe(out);
     expect(r.status).toBe(code);
   });
@@ -199,7 +199,7 @@ describe('the older flags', () => {
       const r = await httpsGet(legacy, '/api/v1/namespaces/kube-system/pods/foo');
       expect(r.status).toBe(403);
       expect(hook.reviews).toHaveLength(1);
-      expect(kubectl(legacy.kubeconfig, ['auth', 'can-i', 'get', 'pods']).stdout.trim()).toBe('yes');
+      expect((await kubectlAsync(legacy.kubeconfig, ['auth', 'can-i', 'get', 'pods'])).stdout.trim()).toBe('yes');
     } finally {
       await legacy.cleanup();
     }
