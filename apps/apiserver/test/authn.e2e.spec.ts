@@ -289,6 +289,9 @@ test('the JWT and token cache metrics are exposed under upstream names', async (
   for (const name of ['apiserver_authentication_jwt_authenticator_latency_seconds_count', 'authentication_token_cache_request_total', 'apiserver_authentication_config_controller_automatic_reloads_total']) {
     expect(text).toContain(name);
   }
+  expect(text).toMatch(/^authentication_attempts\{result="error"\} [1-9]\d*$/m);
+  expect(text).toMatch(/^authentication_attempts\{result="success"\} [1-9]\d*$/m);
+  expect(text).toMatch(/^authenticated_user_requests\{username="other"\} [1-9]\d*$/m);
 });
 
 test('bad authentication flags stop the server before it binds, naming every problem', () => {

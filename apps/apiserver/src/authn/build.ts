@@ -18,6 +18,7 @@ import {
 import { loadAuthenticationConfiguration, ValidationError, type AuthenticationConfiguration } from '@cl/config';
 import { ReloadingJwtAuthenticator } from '@cl/jwt-authn';
 import type { Logger } from '../logger';
+import { instrumentAuthenticator } from './metrics';
 
 export interface AuthenticationOptions {
   /** `--authentication-config` */
@@ -138,7 +139,7 @@ export function buildAuthentication(opts: AuthenticationOptions): Authentication
       }
     : null;
   return {
-    authenticator,
+    authenticator: instrumentAuthenticator(authenticator),
     tokenAuthenticator,
     clientCA,
     start: () => jwt?.start(),
