@@ -29,15 +29,17 @@ function scraped(name: string, help: string, type: 'gauge' | 'counter', values: 
 }
 
 export function healthSliMetrics(registry: Registry): HealthResultSink {
-  const results = new Map<string, Result>();
+  // type -> name -> result: two lookups on strings the caller already holds, no key built per observation.
+  const byType = new Map<string, Map<string, Result>>();
+  const all = () => [...byType.values()].flatMap((m) => [...m.values()]);
   registry.registerMetric(
     scraped('kubernetes_healthcheck', '[STABLE] This metric records the result of a single healthcheck.', 'gauge', () =>
-      [...results.values()].map((r) => ({ labels: { name: r.name, type: r.type }, value: r.healthy ? 1 : 0 })),
+      all().map((r) => ({ labels: { name: r.name, type: r.type }, value: r.healthy ? 1 : 0 })),
     ) as never,
   );
   registry.registerMetric(
     scraped('kubernetes_healthchecks_total', '[STABLE] This metric records the results of all healthcheck.', 'counter', () =>
-      [...results.values()].flatMap((r) => [
+      all().flatMap((r) => [
         ...(r.success ? [{ labels: { name: r.name, status: 'success', type: r.type }, value: r.success }] : []),
         ...(r.error ? [{ labels: { name: r.name, status: 'error', type: r.type }, value: r.error }] : []),
       ]),
@@ -45,11 +47,12 @@ export function healthSliMetrics(registry: Registry): HealthResultSink {
   );
   return {
     observe(name, type, healthy) {
-      const key = `${type}\u0000${name}`;
-      let r = results.get(key);
+      let names = byType.get(type);
+      if (!names) byType.set(type, (names = new Map()));
+      let r = names.get(name);
       if (!r) {
         r = { name, type, healthy, success: 0, error: 0 };
-        results.set(key, r);
+        names.set(name, r);
       }
       r.healthy = healthy;
       if (healthy) r.success++;
