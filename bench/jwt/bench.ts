@@ -72,7 +72,7 @@ async function main() {
     { log: () => undefined },
   );
   await authenticators.waitUntilHealthy(10_000, 50);
-  const cached = cachedTokenAuthenticator(authenticators, { successTtlMs: 600_000, failureTtlMs: 0 });
+  const cached = cachedTokenAuthenticator(authenticators, { successTtlMs: 10_000, failureTtlMs: 0 });
   // Warm-up: fetch the JWKS, JIT both paths (these tokens are then not reused for the miss run).
   const warm = Math.min(2000, Math.floor(N / 5));
   for (let i = 0; i < warm; i++) {

@@ -3,6 +3,7 @@ export type {
   AuthResponse,
   RequestAuthenticator,
   TokenAuthenticator,
+  MaybeSyncTokenAuthenticator,
   Authorizer,
   Attributes,
   Decision,

@@ -4,7 +4,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import { toError } from './errors';
 import { fastCounter, fastGauge, fastHistogram } from './metrics';
-import type { AuthResponse, TokenAuthenticator } from './types';
+import type { AuthResponse, MaybeSyncTokenAuthenticator, TokenAuthenticator } from './types';
 
 export interface TokenCacheOptions {
   /** How long an accepted token is remembered (upstream: 10s). 0 disables caching successes. */
@@ -60,7 +60,6 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
   const maxEntries = opts.maxEntries ?? 100_000;
   const lookupTimeoutMs = opts.lookupTimeoutMs ?? 30_000;
   const entries = new Map<string, Entry>();
-  const inflight = new Map<string, Promise<Outcome>>();
   // Label children resolved once: prom-client's per-call label hashing costs more than a cache hit.
   const active = activeFetches();
   const m = {
@@ -75,77 +74,93 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
   function remember(key: string, outcome: Outcome): void {
     const ttl = outcome.ok && outcome.res ? opts.successTtlMs : opts.failureTtlMs;
     if (ttl <= 0) return;
-    if (entries.size >= maxEntries) {
-      // Maps iterate in insertion order: drop expired ones, then the oldest.
-      const t = now();
-      for (const [k, e] of entries) if (e.expires <= t) entries.delete(k);
-      while (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
+    // Map order is insertion order, and with one TTL per outcome kind also (nearly) expiry order: drop
+    // expired entries from the front a few at a time, and the oldest when full. O(1) amortised.
+    const t = now();
+    let budget = 4;
+    for (const [k, e] of entries) {
+      if (entries.size < maxEntries && (e.expires > t || budget-- <= 0)) break;
+      entries.delete(k);
     }
-    entries.set(key, { expires: now() + ttl, outcome });
+    entries.set(key, { expires: t + ttl, outcome });
   }
 
   // Lookups that have not finished after lookupTimeoutMs are answered with an error by one shared sweep
   // (a timer per lookup would cost more than the rest of a cache miss).
-  interface Pending {
+  interface Flight {
+    promise: Promise<Outcome>;
     started: number;
     settle: (o: Outcome) => void;
   }
-  const pending = new Map<string, Pending>();
+  const inflight = new Map<string, Flight>();
   let sweeper: NodeJS.Timeout | null = null;
   function sweep(): void {
     const t = Date.now();
-    for (const p of pending.values()) {
-      if (t - p.started >= lookupTimeoutMs) p.settle({ ok: false, err: new Error('token authentication timed out') });
+    for (const f of inflight.values()) {
+      if (t - f.started >= lookupTimeoutMs) f.settle({ ok: false, err: new Error('token authentication timed out') });
     }
-    if (pending.size === 0 && sweeper) {
+    if (inflight.size === 0 && sweeper) {
       clearInterval(sweeper);
       sweeper = null;
     }
   }
 
-  function lookup(key: string, token: string): Promise<Outcome> {
+  function lookup(key: string, token: string, started?: Promise<AuthResponse | null>): Promise<Outcome> {
     const shared = inflight.get(key);
     if (shared) {
       m.blocked.inc();
-      return shared.finally(() => m.blocked.dec());
+      return shared.promise.finally(() => m.blocked.dec());
     }
     m.inFlight.inc();
     let settled = false;
-    let resolveOuter!: (o: Outcome) => void;
-    const p = new Promise<Outcome>((r) => (resolveOuter = r));
-    const settle = (outcome: Outcome) => {
-      if (settled) return;
-      settled = true;
-      inflight.delete(key);
-      pending.delete(key);
-      m.inFlight.dec();
-      (outcome.ok ? m.fetchOk : m.fetchError).inc();
-      remember(key, outcome);
-      resolveOuter(outcome);
+    let resolve!: (o: Outcome) => void;
+    const flight: Flight = {
+      promise: new Promise<Outcome>((r) => (resolve = r)),
+      started: Date.now(),
+      settle: (outcome) => {
+        if (settled) return;
+        settled = true;
+        inflight.delete(key);
+        m.inFlight.dec();
+        (outcome.ok ? m.fetchOk : m.fetchError).inc();
+        remember(key, outcome);
+        resolve(outcome);
+      },
     };
-    inflight.set(key, p);
-    pending.set(key, { started: Date.now(), settle });
+    inflight.set(key, flight);
     if (!sweeper) {
       sweeper = setInterval(sweep, Math.max(10, Math.min(1000, lookupTimeoutMs / 2)));
       sweeper.unref();
     }
     let run: Promise<AuthResponse | null>;
     try {
-      run = inner.authenticateToken(token);
+      run = started ?? inner.authenticateToken(token);
     } catch (e) {
       run = Promise.reject(e);
     }
     run.then(
-      (res) => settle({ ok: true, res }),
-      (e: unknown) => settle({ ok: false, err: toError(e) }),
+      (res) => flight.settle({ ok: true, res }),
+      (e: unknown) => flight.settle({ ok: false, err: toError(e) }),
     );
-    return p;
+    return flight.promise;
   }
 
-  const answer = (status: 'hit' | 'miss', started: number, outcome: Outcome): Promise<AuthResponse | null> => {
+  const maybeSync = typeof (inner as Partial<MaybeSyncTokenAuthenticator>).authenticateTokenMaybeSync === 'function' ? (inner as MaybeSyncTokenAuthenticator) : null;
+  const settleNow = (key: string, started: number, outcome: Outcome): Promise<AuthResponse | null> => {
+    (outcome.ok ? m.fetchOk : m.fetchError).inc();
+    remember(key, outcome);
+    try {
+      return Promise.resolve(finish('miss', started, outcome));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
+
+  const finish = (status: 'hit' | 'miss', started: number, outcome: Outcome): AuthResponse | null => {
     m.total[status].inc();
     m.duration[status].observe((performance.now() - started) / 1000);
-    return outcome.ok ? Promise.resolve(outcome.res) : Promise.reject(outcome.err);
+    if (!outcome.ok) throw outcome.err;
+    return outcome.res;
   };
 
   return {
@@ -153,9 +168,26 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
       const started = performance.now();
       const key = cacheKey(secret, token);
       const hit = entries.get(key);
-      if (hit && hit.expires > now()) return answer('hit', started, hit.outcome);
+      if (hit && hit.expires > now()) {
+        try {
+          return Promise.resolve(finish('hit', started, hit.outcome));
+        } catch (e) {
+          return Promise.reject(e);
+        }
+      }
       if (hit) entries.delete(key);
-      return lookup(key, token).then((outcome) => answer('miss', started, outcome));
+      if (maybeSync && !inflight.has(key)) {
+        // A synchronous answer cannot race another lookup of the same token: no single-flight needed.
+        let r: AuthResponse | null | Promise<AuthResponse | null>;
+        try {
+          r = maybeSync.authenticateTokenMaybeSync(token);
+        } catch (e) {
+          return settleNow(key, started, { ok: false, err: toError(e) });
+        }
+        if (!(r instanceof Promise)) return settleNow(key, started, { ok: true, res: r });
+        return lookup(key, token, r).then((outcome) => finish('miss', started, outcome));
+      }
+      return lookup(key, token).then((outcome) => finish('miss', started, outcome));
     },
     size: () => entries.size,
     clear: () => entries.clear(),

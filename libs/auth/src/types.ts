@@ -29,6 +29,14 @@ export interface TokenAuthenticator {
   authenticateToken(token: string): Promise<AuthResponse | null>;
 }
 
+/**
+ * A token authenticator that can answer without a promise when it needs no I/O (returns the value or
+ * throws); the token cache uses it to skip its single-flight bookkeeping for such answers.
+ */
+export interface MaybeSyncTokenAuthenticator extends TokenAuthenticator {
+  authenticateTokenMaybeSync(token: string): AuthResponse | null | Promise<AuthResponse | null>;
+}
+
 export type DecisionKind = 'Allow' | 'Deny' | 'NoOpinion';
 
 export interface Decision {

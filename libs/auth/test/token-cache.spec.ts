@@ -1,5 +1,5 @@
 import { register } from 'prom-client';
-import { cachedTokenAuthenticator, userInfo, type AuthResponse, type TokenAuthenticator } from '../src';
+import { cachedTokenAuthenticator, userInfo, type AuthResponse, type MaybeSyncTokenAuthenticator, type TokenAuthenticator } from '../src';
 
 function counting(impl: (t: string) => Promise<AuthResponse | null>) {
   const calls: string[] = [];
@@ -78,4 +78,42 @@ test('concurrent requests for one token share one verification', async () => {
 test('a lookup that never finishes times out', async () => {
   const c = cachedTokenAuthenticator({ authenticateToken: () => new Promise(() => undefined) }, { successTtlMs: 10_000, failureTtlMs: 0, lookupTimeoutMs: 20 });
   await expect(c.authenticateToken('x')).rejects.toThrow('token authentication timed out');
+});
+
+test('a full cache drops its oldest entries, and expired ones go first', async () => {
+  let now = 0;
+  const { inner, calls } = counting(async (t) => ({ user: userInfo({ username: t }) }));
+  const c = cachedTokenAuthenticator(inner, { successTtlMs: 1000, failureTtlMs: 0, maxEntries: 3, now: () => now });
+  for (const t of ['a', 'b', 'c']) await c.authenticateToken(t);
+  await c.authenticateToken('d'); // full: 'a' goes
+  expect(c.size()).toBe(3);
+  await c.authenticateToken('b'); // still cached
+  expect(calls).toEqual(['a', 'b', 'c', 'd']);
+  now += 2000; // everything expired: cleaned up as new entries arrive
+  await c.authenticateToken('e');
+  expect(c.size()).toBe(1);
+});
+
+test('an inner authenticator that can answer synchronously is cached the same way', async () => {
+  const calls: string[] = [];
+  const inner: MaybeSyncTokenAuthenticator = {
+    authenticateToken: async () => {
+      throw new Error('not used');
+    },
+    authenticateTokenMaybeSync: (t) => {
+      calls.push(t);
+      if (t === 'broken') throw new Error('bad signature');
+      if (t === 'slow') return Promise.resolve({ user: userInfo({ username: 'slow' }) });
+      return t === 'good' ? { user: userInfo({ username: 'jane' }) } : null;
+    },
+  };
+  const c = cachedTokenAuthenticator(inner, { successTtlMs: 10_000, failureTtlMs: 0 });
+  expect((await c.authenticateToken('good'))?.user.username).toBe('jane');
+  expect((await c.authenticateToken('good'))?.user.username).toBe('jane');
+  await expect(c.authenticateToken('broken')).rejects.toThrow('bad signature');
+  await expect(c.authenticateToken('broken')).rejects.toThrow('bad signature');
+  expect(await c.authenticateToken('nobody')).toBeNull();
+  const both = await Promise.all([c.authenticateToken('slow'), c.authenticateToken('slow')]);
+  expect(both.map((r) => r?.user.username)).toEqual(['slow', 'slow']);
+  expect(calls).toEqual(['good', 'broken', 'broken', 'nobody', 'slow']);
 });

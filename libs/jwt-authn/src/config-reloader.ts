@@ -4,7 +4,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import type { AuthResponse, TokenAuthenticator } from '@cl/auth';
+import type { AuthResponse, MaybeSyncTokenAuthenticator } from '@cl/auth';
 import type { AuthenticationConfiguration } from '@cl/config';
 import { defaultLogger, type JwtAuthenticatorOptions, type Logger } from './jwt-authenticator';
 import { JwtAuthenticators } from './jwt-authenticators';
@@ -29,7 +29,7 @@ export interface ConfigReloaderOptions {
   retireAfterMs?: number;
 }
 
-export class ReloadingJwtAuthenticator implements TokenAuthenticator {
+export class ReloadingJwtAuthenticator implements MaybeSyncTokenAuthenticator {
   private current: JwtAuthenticators;
   private tracked: string;
   private readonly log: Logger;
@@ -58,6 +58,10 @@ export class ReloadingJwtAuthenticator implements TokenAuthenticator {
 
   authenticateToken(token: string): Promise<AuthResponse | null> {
     return this.current.authenticateToken(token);
+  }
+
+  authenticateTokenMaybeSync(token: string): AuthResponse | null | Promise<AuthResponse | null> {
+    return this.current.authenticateTokenMaybeSync(token);
   }
 
   /** Starts watching the file (and polling it); runs one check right away, like upstream. */

@@ -146,6 +146,16 @@ export class JwtAuthenticator implements TokenAuthenticator {
 
   /** For a token already known to carry this issuer; records the latency metric (upstream: misses only). */
   authenticatePeeked(token: string, peeked: PeekedToken): Promise<AuthResponse> {
+    try {
+      const res = this.authenticatePeekedMaybeSync(token, peeked);
+      return res instanceof Promise ? res : Promise.resolve(res);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** Same, but answers synchronously (or throws) when no I/O is needed: the token cache's fast path. */
+  authenticatePeekedMaybeSync(token: string, peeked: PeekedToken): AuthResponse | Promise<AuthResponse> {
     const started = performance.now();
     const failed = (e: unknown): never => {
       this.latency.failure.observe((performance.now() - started) / 1000);
@@ -155,17 +165,13 @@ export class JwtAuthenticator implements TokenAuthenticator {
       this.latency.success.observe((performance.now() - started) / 1000);
       return res;
     };
+    let res: AuthResponse | Promise<AuthResponse>;
     try {
-      const res = this.verifyAndMap(token, peeked);
-      return res instanceof Promise ? res.then(succeeded, failed) : Promise.resolve(succeeded(res));
+      res = this.verifyAndMap(token, peeked);
     } catch (e) {
-      try {
-        failed(e);
-      } catch (err) {
-        return Promise.reject(err);
-      }
-      return Promise.reject(e);
+      return failed(e);
     }
+    return res instanceof Promise ? res.then(succeeded, failed) : succeeded(res);
   }
 
   private readonly verifierSource: VerifierSource = {

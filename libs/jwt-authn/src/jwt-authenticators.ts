@@ -1,11 +1,11 @@
 // All `jwt[]` entries of one AuthenticationConfiguration as a single token authenticator: tried in list
 // order, fail-on-error (upstream tokenunion.NewFailOnError), so the one issuer that claims a token decides.
-import { aggregate, type AuthResponse, type TokenAuthenticator } from '@cl/auth';
+import { aggregate, type AuthResponse, type MaybeSyncTokenAuthenticator } from '@cl/auth';
 import type { AuthenticationConfiguration, JWTAuthenticator as JWTAuthenticatorConfig } from '@cl/config';
 import { JwtAuthenticator, type JwtAuthenticatorOptions } from './jwt-authenticator';
 import { peekToken } from './jws';
 
-export class JwtAuthenticators implements TokenAuthenticator {
+export class JwtAuthenticators implements MaybeSyncTokenAuthenticator {
   readonly authenticators: JwtAuthenticator[];
 
   constructor(entries: readonly JWTAuthenticatorConfig[], opts: JwtAuthenticatorOptions = {}) {
@@ -24,14 +24,24 @@ export class JwtAuthenticators implements TokenAuthenticator {
   }
 
   authenticateToken(token: string): Promise<AuthResponse | null> {
+    try {
+      const res = this.authenticateTokenMaybeSync(token);
+      return res instanceof Promise ? res : Promise.resolve(res);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** MaybeSyncTokenAuthenticator: a value (or a throw) when no I/O is needed, else a promise. */
+  authenticateTokenMaybeSync(token: string): AuthResponse | null | Promise<AuthResponse | null> {
     // Issuer URLs are unique and each authenticator only takes tokens whose `iss` is its URL, so the
     // fail-on-error walk in list order reduces to: peek once, hand the token to the one that matches.
     const peeked = peekToken(token);
-    if (!peeked) return Promise.resolve(null);
+    if (!peeked) return null;
     for (const a of this.authenticators) {
-      if (a.issuerURL === peeked.iss) return a.authenticatePeeked(token, peeked);
+      if (a.issuerURL === peeked.iss) return a.authenticatePeekedMaybeSync(token, peeked);
     }
-    return Promise.resolve(null);
+    return null;
   }
 
   /** Throws the aggregate of every authenticator that has not completed discovery. */
