@@ -9,9 +9,11 @@ import { MatchConditions } from './match-conditions';
 import { authorizationMetrics } from './metrics';
 import {
   cacheKeyOf,
+  cacheKeyOfAttributes,
   decodeReviewResponse,
   encodeReviewRequest,
   specFromAttributes,
+  type SubjectAccessReviewSpec,
   type SubjectAccessReviewStatus,
   type SubjectAccessReviewVersion,
 } from './sar';
@@ -77,16 +79,18 @@ export class WebhookAuthorizer implements ChainAuthorizer {
   }
 
   async authorize(attrs: Attributes, opts: AuthorizeOptions = {}): Promise<AuthorizationResult> {
-    const spec = specFromAttributes(attrs);
+    let spec: SubjectAccessReviewSpec | undefined;
     if (this.matcher.size > 0) {
+      spec = specFromAttributes(attrs);
       const m = this.matcher.evaluate(spec);
       if (m.error) return { decision: this.onError, reason: '', error: m.error };
       if (!m.match) return { decision: 'NoOpinion', reason: '' };
     }
     const w = this.opts.webhook;
-    const key = cacheKeyOf(spec);
+    const key = spec ? cacheKeyOf(spec) : cacheKeyOfAttributes(attrs);
     let status = this.cache.get(key);
     if (!status) {
+      spec ??= specFromAttributes(attrs);
       try {
         status = await this.client.post(encodeReviewRequest(spec, this.version), (t) => decodeReviewResponse(t, this.version), opts.signal);
       } catch (e) {

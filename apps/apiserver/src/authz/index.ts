@@ -17,7 +17,7 @@ import {
 import type { Logger } from '../logger';
 import type { GroupVersion } from '../post-start-hooks';
 import type { Route } from '../routes';
-import { bootstrapPolicyAuthorizer, mastersAuthorizer } from './bootstrap-rules';
+import { bootstrapPolicyAuthorizer } from './bootstrap-rules';
 import { effectiveModes, type AuthorizationOptions } from './flags';
 import { legacyAuthorizationConfig } from './legacy-config';
 import { reviewRoutes } from './review-routes';
@@ -75,7 +75,7 @@ export function buildAuthorization(o: AuthorizationOptions, deps: AuthorizationD
   const egress = deps.egress ?? createEgressSelector();
   const agentFactory: AgentFactory = (url, tls) => (tls ? egress.agentFor('controlplane', tls) : egress.agentFor('controlplane'));
   const log = (m: string) => (/fail|error/i.test(m) ? deps.log.error(m) : deps.log.info(m));
-  const prefix = [mastersAuthorizer, bootstrapPolicyAuthorizer];
+  const prefix = [bootstrapPolicyAuthorizer];
   let chain: ChainAuthorizer;
   let close: () => Promise<void>;
   if (o.authorizationConfig) {
