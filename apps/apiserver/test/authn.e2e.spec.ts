@@ -242,6 +242,12 @@ describe('anonymous and bad input', () => {
     expect(JSON.parse(r.body)).toEqual(unauthorized);
   });
 
+  test('the reason goes to the log, not to the caller', async () => {
+    const r = await httpsGet(server, '/api', { headers: { authorization: `Bearer ${forge({ iss: issuer, aud: 'other-client', sub: 'x', exp: now() + 60 })}` } });
+    expect(r.body).not.toContain('audience');
+    await waitFor(async () => (server.output().includes('Unable to authenticate the request: oidc: verify token: oidc: expected audience "my-client" got ["other-client"]') ? true : undefined), 'the reason in the log');
+  });
+
   test('10,000 random byte strings as bearer tokens: every one a 401, and the server keeps serving', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 8, rejectUnauthorized: false });
     const statuses = new Map<number, number>();
@@ -312,4 +318,27 @@ test('the authentication config file is reloaded when it changes; a broken one k
   await waitFor(async () => (/failed to load authentication config: .*audiences/.test(server.output()) ? true : undefined), 'the rejected reload in the log');
   expect(await whoami()).toBe('v2:jane');
   expect(server.output()).toContain('reloaded authentication config');
+});
+
+describe('anonymous limited by the configuration file', () => {
+  let limited: ApiserverProcess;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cl-authn-anon-'));
+    writeFileSync(join(dir, 'authn.yaml'), 'apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthenticationConfiguration\nanonymous:\n  enabled: true\n  conditions:\n  - path: /livez\n  - path: /readyz\n');
+    limited = await startApiserverProcess([`--authentication-config=${join(dir, 'authn.yaml')}`], { dir });
+  });
+  afterAll(async () => {
+    await limited?.cleanup();
+  });
+
+  test.each([
+    ['/livez', 200],
+    ['/readyz', 200],
+    ['/livez?verbose', 200],
+    ['/healthz', 401],
+    ['/version', 401],
+    ['/api', 401],
+  ])('%s without credentials: %i', async (path, status) => {
+    expect((await httpsGet(limited, path)).status).toBe(status);
+  });
 });
