@@ -7,6 +7,8 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAIN, httpsGet, startApiserverProcess, type ApiserverProcess, type HttpResult } from './harness';
+import { createCA, issueClientCert, type PemPair } from '@cl/pki';
+import { waitFor } from '@cl/testing';
 import { kubectlAsync, reply, startAuthzWebhook, type AuthzWebhook, type ReviewSpec } from './authz-webhook';
 
 jest.setTimeout(120_000);
@@ -15,6 +17,19 @@ let dir: string;
 let hook: AuthzWebhook;
 let api: ApiserverProcess;
 let configFile: string;
+let adminKubeconfig: string;
+let janeKubeconfig: string;
+
+/** A kubeconfig for a client-certificate user of `api`. */
+function userKubeconfig(name: string, pair: PemPair): string {
+  const b64 = (t: string) => Buffer.from(t).toString('base64');
+  const file = join(dir, `${name}.kubeconfig`);
+  writeFileSync(
+    file,
+    ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: c', '  cluster:', `    server: ${api.url}`, `    certificate-authority-data: ${b64(api.servingCA())}`, 'users:', '- name: u', '  user:', `    client-certificate-data: ${b64(pair.certPem)}`, `    client-key-data: ${b64(pair.keyPem)}`, 'contexts:', '- name: x', '  context: {cluster: c, user: u}', 'current-context: x', ''].join('\n'),
+  );
+  return file;
+}
 
 /** The tests' policy: decides from the review, as a real webhook would. */
 function policy(spec: ReviewSpec, res: import('node:http').ServerResponse) {
@@ -48,7 +63,11 @@ beforeAll(async () => {
   hook.policy = policy;
   configFile = join(dir, 'authz.yaml');
   writeFileSync(configFile, authzConfig());
-  api = await startApiserverProcess([`--authorization-config=${configFile}`]);
+  const clientCA = await createCA('authz-e2e-client-ca');
+  writeFileSync(join(dir, 'client-ca.crt'), clientCA.certPem);
+  api = await startApiserverProcess([`--authorization-config=${configFile}`, `--client-ca-file=${join(dir, 'client-ca.crt')}`]);
+  adminKubeconfig = userKubeconfig('admin', await issueClientCert(clientCA, { cn: 'cl-admin', groups: ['system:masters'] }));
+  janeKubeconfig = userKubeconfig('jane', await issueClientCert(clientCA, { cn: 'jane', groups: ['dev'] }));
 });
 
 afterAll(async () => {
@@ -184,6 +203,51 @@ describe('SubjectAccessReview APIs', () => {
     const r = await kubectlAsync(api.kubeconfig, ['auth', 'can-i', ...args]);
     expect(r.stdout.trim()).toBe(out);
     expect(r.status).toBe(code);
+  });
+});
+
+describe('client-certificate users', () => {
+  test('system:masters is allowed everything without asking the webhook', async () => {
+    hook.reviews = [];
+    const r = await kubectlAsync(adminKubeconfig, ['get', '--raw', '/metrics']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('apiserver_authorization_decisions_total');
+    expect((await kubectlAsync(adminKubeconfig, ['auth', 'can-i', 'delete', 'secrets', '-A'])).stdout.trim()).toBe('yes');
+    expect(hook.reviews).toHaveLength(0);
+  });
+
+  test('an authenticated user may read discovery and ask about itself; only the question goes to the webhook', async () => {
+    hook.reviews = [];
+    const yes = await kubectlAsync(janeKubeconfig, ['auth', 'can-i', 'get', 'pods']);
+    expect(yes.stdout.trim()).toBe('yes');
+    const no = await kubectlAsync(janeKubeconfig, ['auth', 'can-i', 'create', 'configmaps']);
+    expect(no.stdout.trim()).toBe('no - not in policy');
+    expect(no.status).toBe(1);
+    expect(hook.reviews).toMatchObject([
+      { resourceAttributes: { namespace: 'default', verb: 'get', version: '*', resource: 'pods' }, user: 'jane', groups: ['dev', 'system:authenticated'] },
+      { resourceAttributes: { namespace: 'default', verb: 'create', version: '*', resource: 'configmaps' }, user: 'jane', groups: ['dev', 'system:authenticated'] },
+    ]);
+    expect(hook.reviews).toHaveLength(2);
+  });
+});
+
+describe('reload of --authorization-config', () => {
+  const reloads = async (status: string) => {
+    const m = (await kubectlAsync(adminKubeconfig, ['get', '--raw', '/metrics'])).stdout;
+    const line = m.split('\n').find((l) => l.startsWith(`apiserver_authorization_config_controller_automatic_reloads_total{`) && l.includes(`status="${status}"`));
+    return line ? Number(line.split(' ').pop()) : 0;
+  };
+
+  test('a bad file keeps the chain; a good one is used (a later AlwaysAllow now allows)', async () => {
+    const failures = await reloads('failure');
+    const successes = await reloads('success');
+    writeFileSync(configFile, 'apiVersion: apiserver.config.k8s.io\n');
+    await waitFor(async () => ((await reloads('failure')) > failures ? true : undefined), 'a failed reload');
+    expect((await httpsGet(api, '/api/v1/namespaces/kube-system/pods/foo')).status).toBe(403);
+
+    writeFileSync(configFile, authzConfig('- type: AlwaysAllow\n  name: alwaysallow\n'));
+    await waitFor(async () => ((await reloads('success')) > successes ? true : undefined), 'a successful reload');
+    expect((await httpsGet(api, '/api/v1/namespaces/kube-system/pods/foo')).status).toBe(404);
   });
 });
 

@@ -1,7 +1,8 @@
 // The grants kube-apiserver's bootstrap RBAC policy gives everyone, kept in front of the configured chain
 // because this server has no RBAC: `system:public-info-viewer` (anyone may GET the health and version
-// endpoints) and `system:basic-user` (an authenticated user may ask what it may do, which `kubectl auth
-// can-i` needs). `system:masters` is allowed everything, as upstream's privileged-group authorizer.
+// endpoints), `system:discovery` (an authenticated user may read the discovery documents) and
+// `system:basic-user` (an authenticated user may ask what it may do, which `kubectl auth can-i` needs).
+// `system:masters` is allowed everything, as upstream's privileged-group authorizer.
 import type { Attributes } from '@cl/auth';
 import type { ChainAuthorizer } from '@cl/webhook-authz';
 
@@ -10,6 +11,18 @@ const SELF_REVIEWS = new Set(['selfsubjectaccessreviews', 'selfsubjectrulesrevie
 
 function isPublicInfo(a: Attributes): boolean {
   return !a.isResourceRequest && a.verb === 'get' && PUBLIC_PATHS.has(a.path);
+}
+
+const DISCOVERY_PATHS = new Set(['/api', '/apis', '/openapi']);
+const DISCOVERY_PREFIXES = ['/api/', '/apis/', '/openapi/'];
+
+function isDiscovery(a: Attributes): boolean {
+  return (
+    !a.isResourceRequest &&
+    a.verb === 'get' &&
+    (DISCOVERY_PATHS.has(a.path) || DISCOVERY_PREFIXES.some((p) => a.path.startsWith(p))) &&
+    a.user.groups.includes('system:authenticated')
+  );
 }
 
 function isSelfReview(a: Attributes): boolean {
@@ -27,6 +40,7 @@ export const bootstrapPolicyAuthorizer: ChainAuthorizer = {
   async authorize(a) {
     if (a.user.groups.includes('system:masters')) return { decision: 'Allow', reason: '' };
     if (isPublicInfo(a)) return { decision: 'Allow', reason: '' };
+    if (isDiscovery(a)) return { decision: 'Allow', reason: '' };
     if (isSelfReview(a)) return { decision: 'Allow', reason: '' };
     return { decision: 'NoOpinion', reason: '' };
   },
