@@ -16,6 +16,7 @@ export interface PrivateContainerd {
 }
 export interface StartContainerdOptions { dir?: string; keepDir?: boolean }
 export function startContainerd(opts?: StartContainerdOptions): Promise<PrivateContainerd>;
-export function ensureTestImages(socket: string): { busybox: string; pause: string };
+export function ensureTestImages(socket: string, opts?: { unused?: boolean }): { busybox: string; pause: string; unused: string };
 export const TEST_IMAGE: string;
 export const PAUSE_IMAGE: string;
+export const UNUSED_IMAGE: string;

@@ -12,7 +12,7 @@ const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
 const { spawn, execFileSync } = require('node:child_process');
-const { buildTestImageTarballs, TEST_IMAGE, PAUSE_IMAGE } = require('./images.js');
+const { buildTestImageTarballs, TEST_IMAGE, PAUSE_IMAGE, UNUSED_IMAGE } = require('./images.js');
 
 const CNI_BIN_DIR = fs.existsSync('/usr/lib/cni/bridge') ? '/usr/lib/cni' : '/opt/cni/bin';
 const CRI_NAMESPACE = 'k8s.io';
@@ -173,17 +173,22 @@ async function startContainerd(opts = {}) {
   };
 }
 
-/** Builds (cached) and imports the busybox and pause images; returns their names. */
-function ensureTestImages(socket) {
+/**
+ * Builds (cached) and imports the busybox and pause images, and with `{ unused: true }` a third image
+ * no pod uses (for image GC tests); returns their names. Importing again after a GC restores them.
+ */
+function ensureTestImages(socket, opts = {}) {
   const t = buildTestImageTarballs();
-  const have = ctrSync(socket, ['images', 'ls', '-q']);
-  for (const [name, tar] of [[t.busybox, t.busyboxTar], [t.pause, t.pauseTar]]) {
-    if (!have.split('\n').includes(name)) ctrSync(socket, ['images', 'import', tar]);
+  const have = ctrSync(socket, ['images', 'ls', '-q']).split('\n');
+  const wanted = [[t.busybox, t.busyboxTar], [t.pause, t.pauseTar]];
+  if (opts.unused) wanted.push([t.unused, t.unusedTar]);
+  for (const [name, tar] of wanted) {
+    if (!have.includes(name)) ctrSync(socket, ['images', 'import', tar]);
   }
-  return { busybox: TEST_IMAGE, pause: PAUSE_IMAGE };
+  return { busybox: TEST_IMAGE, pause: PAUSE_IMAGE, unused: UNUSED_IMAGE };
 }
 
-module.exports = { startContainerd, ensureTestImages, TEST_IMAGE, PAUSE_IMAGE };
+module.exports = { startContainerd, ensureTestImages, TEST_IMAGE, PAUSE_IMAGE, UNUSED_IMAGE };
 
 // `node tools/containerd/harness.js` starts one, imports the images and prints its endpoint until Ctrl-C.
 if (require.main === module) {

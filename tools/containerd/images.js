@@ -1,5 +1,5 @@
 'use strict';
-// Builds the two OCI images the CRI tests need from Debian's static busybox, without any registry or
+// Builds the three OCI images the CRI tests need from Debian's static busybox, without any registry or
 // docker: a one-layer rootfs (busybox + applet symlinks) written as an OCI image layout tarball that
 // `ctr images import` understands. The tarballs are content-addressed and cached, so building is a
 // one-time cost per machine.
@@ -12,6 +12,8 @@ const { execFileSync } = require('node:child_process');
 const BUSYBOX = '/bin/busybox';
 const TEST_IMAGE = 'docker.io/cl/busybox:test';
 const PAUSE_IMAGE = 'docker.io/cl/pause:test';
+// Same layer, its own config (so its own image ID): an image no pod uses, for image GC tests.
+const UNUSED_IMAGE = 'docker.io/cl/unused:test';
 
 // Applets linked into /bin; enough for shells, sleeps, a tiny web server and the usual test probes.
 const APPLETS = ['sh', 'sleep', 'cat', 'echo', 'ls', 'env', 'pwd', 'id', 'true', 'false', 'kill', 'ps', 'httpd',
@@ -76,25 +78,27 @@ function writeLayoutTar(workDir, outFile, layout) {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-/** Builds (once) the busybox and pause image tarballs; returns their paths and image names. */
+/** Builds (once) the busybox, pause and unused image tarballs; returns their paths and image names. */
 function buildTestImageTarballs(cacheDir = path.join(os.tmpdir(), 'cl-test-images')) {
   fs.mkdirSync(cacheDir, { recursive: true });
   const stamp = fs.statSync(BUSYBOX);
   const key = crypto.createHash('sha256').update(`${stamp.size}:${stamp.mtimeMs}:${APPLETS.join(',')}:v1`).digest('hex').slice(0, 16);
   const busyboxTar = path.join(cacheDir, `busybox-${key}.tar`);
   const pauseTar = path.join(cacheDir, `pause-${key}.tar`);
-  if (!fs.existsSync(busyboxTar) || !fs.existsSync(pauseTar)) {
+  const unusedTar = path.join(cacheDir, `unused-${key}.tar`);
+  if (!fs.existsSync(busyboxTar) || !fs.existsSync(pauseTar) || !fs.existsSync(unusedTar)) {
     const work = fs.mkdtempSync(path.join(cacheDir, 'build-'));
     try {
       const layer = buildLayerTar(work);
       writeLayoutTar(work, busyboxTar, imageLayout(TEST_IMAGE, layer, ['sh']));
       // The pause process only has to hold the namespaces; the sandbox is stopped with SIGKILL.
       writeLayoutTar(work, pauseTar, imageLayout(PAUSE_IMAGE, layer, ['sleep', '2147483647']));
+      writeLayoutTar(work, unusedTar, imageLayout(UNUSED_IMAGE, layer, ['true']));
     } finally {
       fs.rmSync(work, { recursive: true, force: true });
     }
   }
-  return { busyboxTar, pauseTar, busybox: TEST_IMAGE, pause: PAUSE_IMAGE };
+  return { busyboxTar, pauseTar, unusedTar, busybox: TEST_IMAGE, pause: PAUSE_IMAGE, unused: UNUSED_IMAGE };
 }
 
-module.exports = { buildTestImageTarballs, TEST_IMAGE, PAUSE_IMAGE };
+module.exports = { buildTestImageTarballs, TEST_IMAGE, PAUSE_IMAGE, UNUSED_IMAGE };

@@ -3,7 +3,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CletProcess, freePort, get, startClet } from './clet-harness';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CriClient } from '@cl/cri';
+import { CletProcess, freePort, get, isListening, runClet, startClet } from './clet-harness';
 // tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { ensureTestImages, PrivateContainerd, startContainerd } from '../../../tools/containerd/harness';
@@ -17,6 +20,7 @@ let images: { busybox: string };
 let tmp: string;
 let proc: CletProcess | undefined;
 let podLogDir = ''; // the binary's default podLogsDir is /var/log/pods (a config-file field only)
+let runonceLogDir = '';
 
 beforeAll(async () => {
   ctd = await startContainerd();
@@ -28,7 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await proc?.stop();
   await ctd?.stop();
-  if (podLogDir) fs.rmSync(podLogDir, { recursive: true, force: true });
+  for (const d of [podLogDir, runonceLogDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -86,4 +90,43 @@ test('a manifest runs, /pods reports it, a broken manifest is logged, and a rest
   const again = await waitFor('adopted', async () => (await podList(ro)).find((p) => p.metadata.name === 'web-node1' && p.status.phase === 'Running'));
   expect(again.status.containerStatuses![0].containerID).toBe(containerID);
   expect(again.status.containerStatuses![0].restartCount).toBe(0);
+});
+
+test('--runonce runs the pods, logs each result and exits 0 with the containers left running; no source update in 1s fails', async () => {
+  await proc?.stop(); // the agent above would kill the runonce pod as an orphan
+  proc = undefined;
+  const dir = path.join(tmp, 'runonce');
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'once.json'), JSON.stringify({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'once' },
+    spec: { hostNetwork: true, containers: [{ name: 'c', image: images.busybox, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', 'exec sleep 3600'] }] },
+  }));
+  const ro = await freePort();
+  const common = ['--fail-cgroupv1=false', '--fail-swap-on=false', `--root-dir=${path.join(tmp, 'root')}`, `--cert-dir=${path.join(tmp, 'pki')}`,
+    `--container-runtime-endpoint=${ctd.endpoint}`, '--hostname-override=node1', '--address=127.0.0.1', `--read-only-port=${ro}`, '--healthz-port=0', '--runonce'];
+  const r = await runClet([...common, `--pod-manifest-path=${dir}`]);
+  expect(r.code).toBe(0);
+  expect(r.stderr).toMatch(/"Pod started" pod="once-node1_default"/);
+  expect(r.stderr).toContain('Pods started in runonce mode, exiting');
+  expect(await isListening(ro)).toBe(false); // servers are not started in this mode
+  const crictl = await CriClient.connect({ runtimeEndpoint: ctd.endpoint });
+  try {
+    const running = await crictl.listContainers({ labelSelector: { 'io.kubernetes.pod.name': 'once-node1' }, state: { state: 'CONTAINER_RUNNING' } });
+    expect(running).toHaveLength(1);
+    runonceLogDir = path.join('/var/log/pods', `default_once-node1_${running[0].labels['io.kubernetes.pod.uid']}`);
+  } finally {
+    crictl.close();
+  }
+
+  // A manifest URL that never answers: no pod update within 1s.
+  const hang = http.createServer(() => undefined);
+  await new Promise<void>((res) => hang.listen(0, '127.0.0.1', res));
+  try {
+    const bad = await runClet([...common, `--manifest-url=http://127.0.0.1:${(hang.address() as AddressInfo).port}/pods`]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('runonce failed: no pod manifest update after 1s');
+  } finally {
+    hang.closeAllConnections();
+    await new Promise((res) => hang.close(res));
+  }
 });

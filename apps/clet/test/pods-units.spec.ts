@@ -50,6 +50,11 @@ describe('static pod decoding', () => {
     ['kind: Pod\nmetadata: {name: x}\nspec: {serviceAccountName: sa, volumes: [{name: s, secret: {secretName: s}}], containers: [{name: c, image: i}]}\n',
       /^pod "x-n" has forbidden references to API objects: Secret volume "s", ServiceAccount "sa"$/],
     ['kind: PodList\nitems: []\n', /couldn't parse as pod\(kind "PodList" is not Pod\)/],
+    ['kind: Pod\nmetadata: {name: x}\nspec: {initContainers: [{name: c, image: i}], containers: [{name: c, image: i}]}\n', /^invalid pod: \[spec\.initContainers\[0\]\.name: Duplicate value: "c"\]$/],
+    ['kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i, restartPolicy: Always}]}\n',
+      /^invalid pod: \[spec\.containers\[0\]\.restartPolicy: Forbidden: may not be set for non-init containers\]$/],
+    ['kind: Pod\nmetadata: {name: x}\nspec: {initContainers: [{name: i, image: i, restartPolicy: Never}], containers: [{name: c, image: i}]}\n',
+      /^invalid pod: \[spec\.initContainers\[0\]\.restartPolicy: Unsupported value: "Never": supported values: "Always"\]$/],
   ])('%j is refused', (text, message) => {
     expect(() => decodeFilePod(text, '/f', 'n')).toThrow(message);
   });

@@ -39,6 +39,8 @@ export interface Container {
   stdin?: boolean;
   stdinOnce?: boolean;
   tty?: boolean;
+  /** Init containers only: `Always` makes a restartable ("sidecar") init container. */
+  restartPolicy?: 'Always';
   [key: string]: unknown;
 }
 
@@ -101,6 +103,7 @@ export interface PodStatus {
   podIP?: string;
   podIPs?: { ip: string }[];
   startTime?: string;
+  initContainerStatuses?: ContainerStatus[];
   containerStatuses?: ContainerStatus[];
   qosClass?: string;
 }

@@ -2,6 +2,7 @@
 // containerGC, realImageGCManager and container log manager do them.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as zlib from 'node:zlib';
 import { nanosToDate } from '@cl/cri';
 import type { Container as CriContainer, CriClient } from '@cl/cri';
 import { logLine } from './log';
@@ -18,37 +19,66 @@ export interface ContainerGCPolicy {
 
 const createdMs = (c: { createdAt: string }) => nanosToDate(c.createdAt)?.getTime() ?? 0;
 
+/** Removes a container and its log files (current and rotated), as upstream's removeContainer does. */
+async function removeContainerAndLogs(cri: CriClient, id: string): Promise<void> {
+  let logPath = '';
+  try {
+    logPath = (await cri.containerStatus(id)).logPath;
+  } catch { /* gone already: RemoveContainer below says so */ }
+  if (logPath) {
+    const dir = path.dirname(logPath);
+    const base = path.basename(logPath);
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(dir);
+    } catch { /* no log directory */ }
+    for (const n of names) if (n.startsWith(base)) fs.rmSync(path.join(dir, n), { force: true });
+  }
+  await cri.removeContainer(id);
+}
+
 /**
- * Removes dead containers beyond the policy (all of them for pods that are no longer desired), then
- * not-ready sandboxes without containers (keeping the newest of a desired pod). Returns what it removed.
+ * Removes dead containers beyond the policy, as upstream's evictContainers: every non-running
+ * container older than minAge is evictable; units are (pod UID, container name). Units of pods that
+ * are no longer desired go entirely; then each unit keeps its newest maxPerPodContainer; then, over
+ * maxContainers, every unit is cut to an even share (at least 1) and the oldest overall go. Then
+ * not-ready sandboxes without containers (keeping the newest of a desired pod) and, for pods no longer
+ * desired, their log directories under podLogsDir. Returns what it removed.
  */
 export async function collectContainers(cri: CriClient, policy: ContainerGCPolicy, isDesired: (uid: string) => boolean,
-  log: (l: string) => void): Promise<{ containers: string[]; sandboxes: string[] }> {
-  const removed = { containers: [] as string[], sandboxes: [] as string[] };
+  log: (l: string) => void, podLogsDir?: string): Promise<{ containers: string[]; sandboxes: string[]; logDirs: string[] }> {
+  const removed = { containers: [] as string[], sandboxes: [] as string[], logDirs: [] as string[] };
   const now = Date.now();
   const all = await cri.listContainers();
-  const dead = all.filter((c) => c.state === 'CONTAINER_EXITED' && now - createdMs(c) > policy.minAgeMs && c.labels[LABEL_POD_UID]);
-  const groups = new Map<string, CriContainer[]>();
-  for (const c of dead) {
+  const units = new Map<string, CriContainer[]>();
+  for (const c of all) {
+    if (c.state === 'CONTAINER_RUNNING' || !c.labels[LABEL_POD_UID] || now - createdMs(c) <= policy.minAgeMs) continue;
     const k = `${c.labels[LABEL_POD_UID]}/${c.labels[LABEL_CONTAINER_NAME] ?? c.metadata?.name}`;
-    groups.set(k, [...(groups.get(k) ?? []), c]);
+    units.set(k, [...(units.get(k) ?? []), c]);
   }
   const toRemove: CriContainer[] = [];
-  const kept: CriContainer[] = [];
-  for (const list of groups.values()) {
+  // Newest first in each unit, so "keep n" is slice(0, n).
+  for (const [k, list] of units) {
     list.sort((a, b) => createdMs(b) - createdMs(a));
-    const uid = list[0].labels[LABEL_POD_UID];
-    const keep = !isDesired(uid) ? 0 : policy.maxPerPodContainer < 0 ? list.length : policy.maxPerPodContainer;
-    toRemove.push(...list.slice(keep));
-    kept.push(...list.slice(0, keep));
+    if (!isDesired(list[0].labels[LABEL_POD_UID])) {
+      toRemove.push(...list);
+      units.delete(k);
+    }
   }
-  if (policy.maxContainers >= 0 && kept.length > policy.maxContainers) {
-    kept.sort((a, b) => createdMs(b) - createdMs(a));
-    toRemove.push(...kept.slice(policy.maxContainers));
+  const keepPerUnit = (n: number) => {
+    for (const list of units.values()) toRemove.push(...list.splice(n));
+  };
+  if (policy.maxPerPodContainer >= 0) keepPerUnit(policy.maxPerPodContainer);
+  const count = () => [...units.values()].reduce((n, l) => n + l.length, 0);
+  if (policy.maxContainers >= 0 && count() > policy.maxContainers) {
+    const nonEmpty = [...units.values()].filter((l) => l.length).length;
+    keepPerUnit(Math.max(1, Math.floor(policy.maxContainers / Math.max(1, nonEmpty))));
+    const rest = [...units.values()].flat().sort((a, b) => createdMs(a) - createdMs(b));
+    toRemove.push(...rest.slice(0, Math.max(0, rest.length - policy.maxContainers)));
   }
   for (const c of toRemove) {
     try {
-      await cri.removeContainer(c.id);
+      await removeContainerAndLogs(cri, c.id);
       removed.containers.push(c.id);
     } catch (e) {
       log(logLine('Failed to remove container', { containerID: c.id, err: (e as Error).message }));
@@ -74,6 +104,25 @@ export async function collectContainers(cri: CriClient, policy: ContainerGCPolic
         removed.sandboxes.push(s.id);
       } catch (e) {
         log(logLine('Failed to remove sandbox', { podSandboxID: s.id, err: (e as Error).message }));
+      }
+    }
+  }
+
+  if (podLogsDir) {
+    // <namespace>_<name>_<uid>: a directory whose pod is gone and has no sandbox left.
+    const remainingPods = new Set([...byPod.keys()].filter((uid) => byPod.get(uid)!.some((s) => !removed.sandboxes.includes(s.id))));
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(podLogsDir);
+    } catch { /* not created yet */ }
+    for (const n of names) {
+      const uid = n.slice(n.lastIndexOf('_') + 1);
+      if (n.split('_').length < 3 || isDesired(uid) || remainingPods.has(uid)) continue;
+      try {
+        fs.rmSync(path.join(podLogsDir, n), { recursive: true, force: true });
+        removed.logDirs.push(n);
+      } catch (e) {
+        log(logLine('Failed to remove pod logs directory', { path: path.join(podLogsDir, n), err: (e as Error).message }));
       }
     }
   }
@@ -134,45 +183,82 @@ export async function collectImages(cri: CriClient, policy: ImageGCPolicy, first
   return removed;
 }
 
-/** "<name>.<YYYYMMDD-HHMMSS>" as upstream's log manager names rotated files. */
+/** "YYYYMMDD-HHMMSS" in local time, upstream's rotated-file timestamp (Go layout 20060102-150405). */
 function rotatedSuffix(d: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+const GZ = '.gz';
+const TMP = '.tmp';
+
+/**
+ * One container's rotation, as upstream's rotateLog: drop leftovers of an interrupted rotation
+ * (`.tmp` files, plain files whose `.gz` exists), remove the oldest rotated files so that at most
+ * maxFiles-2 remain, gzip every remaining plain one, then rename the live log to
+ * `<log>.<timestamp>` and ask the runtime to reopen it (renaming back if it cannot). The result is at
+ * most maxFiles files: the live log, one plain rotated file and maxFiles-2 compressed ones.
+ */
+async function rotateOne(cri: CriClient, id: string, logPath: string, maxFiles: number): Promise<boolean> {
+  const dir = path.dirname(logPath);
+  const base = path.basename(logPath);
+  const target = `${logPath}.${rotatedSuffix(new Date())}`;
+  // Two rotations within one second would share a name; the next round rotates instead.
+  if (fs.existsSync(target) || fs.existsSync(target + GZ)) return false;
+  let rotated = fs.readdirSync(dir).filter((n) => n.startsWith(base + '.')).map((n) => path.join(dir, n));
+  const unused = rotated.filter((f) => f.endsWith(TMP) || (!f.endsWith(GZ) && rotated.includes(f + GZ)));
+  for (const f of unused) fs.rmSync(f, { force: true });
+  rotated = rotated.filter((f) => !unused.includes(f)).sort();
+  const excess = Math.max(0, rotated.length - Math.max(0, maxFiles - 2));
+  for (const f of rotated.slice(0, excess)) fs.rmSync(f, { force: true });
+  for (const f of rotated.slice(excess)) {
+    if (f.endsWith(GZ)) continue;
+    const mode = fs.statSync(f).mode & 0o777;
+    fs.writeFileSync(f + TMP, zlib.gzipSync(fs.readFileSync(f)), { mode });
+    fs.renameSync(f + TMP, f + GZ);
+    fs.rmSync(f, { force: true });
+  }
+  fs.renameSync(logPath, target);
+  try {
+    await cri.reopenContainerLog(id);
+  } catch (e) {
+    fs.renameSync(target, logPath);
+    throw new Error(`failed to reopen container log ${JSON.stringify(id)}: ${(e as Error).message}`);
+  }
+  return true;
 }
 
 /**
- * Rotates a running container's log when it exceeds maxBytes: rename, ask the runtime to reopen, and
- * keep at most maxFiles files (current + rotated).
+ * Rotates the logs of running containers whose live log reached maxBytes (upstream's container log
+ * manager, run every containerLogMonitorInterval). A missing live log is reopened first. Returns how
+ * many logs were rotated.
  */
 export async function rotateContainerLogs(cri: CriClient, maxBytes: number, maxFiles: number, log: (l: string) => void): Promise<number> {
-  let rotated = 0;
-  const running = await cri.listContainers({ state: { state: 'CONTAINER_RUNNING' } });
+  let count = 0;
+  const running = (await cri.listContainers()).filter((c) => c.state === 'CONTAINER_RUNNING');
   for (const c of running) {
     let logPath: string;
     try {
       logPath = (await cri.containerStatus(c.id)).logPath;
-    } catch {
+    } catch (e) {
+      log(logLine('Failed to get container status', { containerID: c.id, err: (e as Error).message }));
       continue;
     }
     if (!logPath) continue;
-    const dir = path.dirname(logPath);
-    const base = path.basename(logPath);
-    const olds = () => fs.readdirSync(dir).filter((n) => n.startsWith(base + '.')).sort();
     try {
-      // Oldest rotated files go first so that current + rotated never exceed maxFiles.
-      const existing = olds();
-      for (const n of existing.slice(0, Math.max(0, existing.length - (maxFiles - 1)))) fs.rmSync(path.join(dir, n), { force: true });
-      if (fs.statSync(logPath).size <= maxBytes) continue;
-      let target = `${logPath}.${rotatedSuffix(new Date())}`;
-      for (let i = 1; fs.existsSync(target); i++) target = `${logPath}.${rotatedSuffix(new Date())}.${i}`;
-      fs.renameSync(logPath, target);
-      await cri.reopenContainerLog(c.id);
-      rotated++;
-      const after = olds();
-      for (const n of after.slice(0, Math.max(0, after.length - (maxFiles - 1)))) fs.rmSync(path.join(dir, n), { force: true });
+      let size: number;
+      try {
+        size = fs.statSync(logPath).size;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        await cri.reopenContainerLog(c.id);
+        size = fs.statSync(logPath).size;
+      }
+      if (size < maxBytes) continue;
+      if (await rotateOne(cri, c.id, logPath, maxFiles)) count++;
     } catch (e) {
       log(logLine('Failed to rotate log for container', { containerID: c.id, path: logPath, err: (e as Error).message }));
     }
   }
-  return rotated;
+  return count;
 }

@@ -39,6 +39,8 @@ export class CriPodManager implements PodManager {
   private readonly entries = new Map<string, Entry>();
   private readonly workers = new Map<string, { running: boolean; again: boolean; done: Promise<void> }>();
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Periodic tasks under way; stop() waits for them so no CRI call outlives the manager. */
+  private readonly inFlight = new Set<Promise<void>>();
   private readonly retryTimers = new Map<string, NodeJS.Timeout>();
   private readonly fingerprints = new Map<string, string>();
   private readonly imageFirstSeen = new Map<string, number>();
@@ -100,8 +102,9 @@ export class CriPodManager implements PodManager {
     this.timers.push(setInterval(() => {
       if (busy || this.stopped) return;
       busy = true;
-      Promise.resolve().then(fn).catch((e: Error) => this.log(logLine('Periodic task failed', { err: e.message })))
-        .finally(() => { busy = false; });
+      const run = Promise.resolve().then(fn).catch((e: Error) => this.log(logLine('Periodic task failed', { err: e.message })))
+        .finally(() => { busy = false; this.inFlight.delete(run); });
+      this.inFlight.add(run);
     }, Math.max(10, periodMs)));
   }
 
@@ -111,6 +114,7 @@ export class CriPodManager implements PodManager {
     for (const t of this.timers) clearInterval(t);
     for (const t of this.retryTimers.values()) clearTimeout(t);
     await Promise.all([...this.workers.values()].map((w) => w.done.catch(() => undefined)));
+    await Promise.all([...this.inFlight]);
     this.cri?.close();
   }
 
@@ -248,7 +252,7 @@ export class CriPodManager implements PodManager {
   }
 
   private async housekeeping(): Promise<void> {
-    if (this.sources.some((s, i) => !this.sourceSets.has(this.sourceKind(i)))) return; // not every source has reported yet
+    if (!this.allSourcesReady()) return;
     const cri = this.cri!;
     const [sandboxes, containers] = await Promise.all([cri.listPodSandbox(), cri.listContainers()]);
     const orphans = new Set<string>();
@@ -261,12 +265,18 @@ export class CriPodManager implements PodManager {
     return this.sources[i] instanceof FileSource ? 'file' : 'http';
   }
 
+  /** Every source has reported its set once: only then may pods be treated as deleted. */
+  private allSourcesReady(): boolean {
+    return this.sources.every((_, i) => this.sourceSets.has(this.sourceKind(i)));
+  }
+
   private async containerGC(): Promise<void> {
+    const ready = this.allSourcesReady();
     await collectContainers(this.cri!, {
       minAgeMs: this.opts.minimumContainerTTLDuration ?? 0,
       maxPerPodContainer: this.opts.maximumDeadContainersPerContainer ?? 1,
       maxContainers: this.opts.maximumDeadContainers ?? -1,
-    }, (uid) => this.entries.has(uid), this.log);
+    }, (uid) => !ready || this.entries.has(uid), this.log, ready ? this.ctx.podLogsDir : undefined);
     this.runtime!.backoff.gc();
   }
 

@@ -35,6 +35,17 @@ export interface PodSyncState {
   retryAt: number;
 }
 
+/** What one sync of a pod starts containers with. */
+interface RunContext {
+  pod: Pod;
+  ss: PodSyncState;
+  sandboxId: string;
+  sbConfig: PodSandboxConfig;
+  podIP: string;
+  volumes: Map<string, string>;
+  freshSandbox: boolean;
+}
+
 export function newSyncState(): PodSyncState {
   return { waiting: new Map(), terminal: false, startTime: new Date().toISOString(), retryAt: 0 };
 }
@@ -146,6 +157,13 @@ export class PodRuntime {
       throw e;
     }
 
+    const run: RunContext = { pod, ss, sandboxId, sbConfig, podIP, volumes, freshSandbox };
+    if (!(await this.syncInitContainers(run, st))) {
+      for (const c of pod.spec.containers) ss.waiting.set(c.name, { reason: 'PodInitializing', message: '' });
+      return this.state(uid);
+    }
+    if (ss.terminal) return this.state(uid);
+
     let anyAlive = false;
     const starts: Promise<void>[] = [];
     for (const c of pod.spec.containers) {
@@ -170,31 +188,87 @@ export class PodRuntime {
         continue; // a succeeded OnFailure container is not re-run in a new sandbox
       }
       anyAlive = true;
-      if (latest && latest.state === 'CONTAINER_EXITED' && !freshSandbox) {
-        const key = `${pod.metadata.name}_${pod.metadata.namespace}_${pod.metadata.uid}_${c.name}_${containerHash(c)}`;
-        const finished = nanosToDate(latest.finishedAt)?.getTime() ?? Date.now();
-        if (this.backoff.isInBackOffSince(key, finished)) {
-          const d = this.backoff.get(key);
-          ss.waiting.set(c.name, {
-            reason: 'CrashLoopBackOff',
-            message: `back-off ${formatDuration(d)} restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
-          });
-          const at = finished + d;
-          ss.retryAt = ss.retryAt ? Math.min(ss.retryAt, at) : at;
-          continue;
-        }
-        this.backoff.next(key, finished);
-      }
-      const restartCount = latest ? restartCountOf(latest) + 1 : 0;
-      starts.push(this.startContainer(pod, c, ss, sandboxId, sbConfig, restartCount, podIP, volumes));
+      const go = this.startUnlessBackedOff(run, c, latest && latest.state === 'CONTAINER_EXITED' && !freshSandbox ? latest : undefined, latest);
+      if (go) starts.push(go);
     }
     await Promise.all(starts);
     if (!anyAlive) {
-      // Nothing runs and nothing will: the pod is done (Succeeded or Failed).
+      // Nothing runs and nothing will: the pod is done (Succeeded or Failed). Stopping the sandbox also
+      // stops restartable init containers, as upstream does once the regular containers are done.
       ss.terminal = true;
       await this.stopReadySandboxes(await this.state(uid));
     }
     return this.state(uid);
+  }
+
+  /**
+   * Upstream's init container step: init containers run one at a time in spec order, each to exit 0,
+   * before any regular container; a restartable one (restartPolicy Always, a "sidecar") only has to be
+   * started and is kept running. A failed init container is restarted (with the crash-loop back-off)
+   * unless the pod's restartPolicy is Never, which fails the pod. Only instances in the current
+   * sandbox count: a new sandbox runs every init container again. Returns true once all are done.
+   */
+  private async syncInitContainers(run: RunContext, st: PodRuntimeState): Promise<boolean> {
+    const { pod, ss, sandboxId } = run;
+    for (const c of pod.spec.initContainers ?? []) {
+      const mine = st.containers.filter((x) => x.labels[LABEL_CONTAINER_NAME] === c.name);
+      const latest = mine.find((x) => x.podSandboxId === sandboxId);
+      const sidecar = c.restartPolicy === 'Always';
+      if (latest?.state === 'CONTAINER_RUNNING') {
+        if (latest.annotations[ANN_CONTAINER_HASH] === containerHash(c)) {
+          ss.waiting.delete(c.name);
+          if (sidecar) continue;
+          return false; // still initialising
+        }
+        await this.stopContainer(latest.id, gracePeriodSeconds(pod));
+      } else if (latest?.state === 'CONTAINER_EXITED') {
+        if (!sidecar && latest.exitCode === 0) {
+          ss.waiting.delete(c.name);
+          continue;
+        }
+        if (!sidecar && pod.spec.restartPolicy === 'Never') {
+          this.log(logLine('Init container failed, the pod will not be restarted', { pod: pod.metadata.name, container: c.name, exitCode: latest.exitCode }));
+          ss.terminal = true;
+          await this.kill(pod, st);
+          return true;
+        }
+      } else if (latest) {
+        await this.stopContainer(latest.id, gracePeriodSeconds(pod)); // created or unknown: kill, then start
+      }
+      const go = this.startUnlessBackedOff(run, c, latest?.state === 'CONTAINER_EXITED' ? latest : undefined, mine[0]);
+      if (go) await go;
+      if (!sidecar) return false;
+      // A started sidecar lets the next init container start in the same sync; one that could not be
+      // started (back-off, image) holds the rest.
+      if (ss.waiting.has(c.name)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Starts a new instance of `c` unless the crash-loop back-off of its last exit (`exited`) holds it;
+   * `previous` is the newest instance in any sandbox, whose restart count the new one continues.
+   */
+  private startUnlessBackedOff(run: RunContext, c: Container, exited: RuntimeContainer | undefined,
+    previous: RuntimeContainer | undefined): Promise<void> | undefined {
+    const { pod, ss } = run;
+    if (exited) {
+      const key = `${pod.metadata.name}_${pod.metadata.namespace}_${pod.metadata.uid}_${c.name}_${containerHash(c)}`;
+      const finished = nanosToDate(exited.finishedAt)?.getTime() ?? Date.now();
+      if (this.backoff.isInBackOffSince(key, finished)) {
+        const d = this.backoff.get(key);
+        ss.waiting.set(c.name, {
+          reason: 'CrashLoopBackOff',
+          message: `back-off ${formatDuration(d)} restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
+        });
+        const at = finished + d;
+        ss.retryAt = ss.retryAt ? Math.min(ss.retryAt, at) : at;
+        return undefined;
+      }
+      this.backoff.next(key, finished);
+    }
+    const restartCount = previous ? restartCountOf(previous) + 1 : 0;
+    return this.startContainer(pod, c, ss, run.sandboxId, run.sbConfig, restartCount, run.podIP, run.volumes);
   }
 
   private async startContainer(pod: Pod, c: Container, ss: PodSyncState, sandboxId: string, sb: PodSandboxConfig,

@@ -8,12 +8,13 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 const SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
-function validateContainers(list: unknown, path: FieldPath, volumeNames: Set<string>, errs: Error[], required: boolean): void {
+// `seen` is shared by init and regular containers: names are unique across both lists.
+function validateContainers(list: unknown, path: FieldPath, volumeNames: Set<string>, errs: Error[], required: boolean, seen: Set<string>): void {
   if (!Array.isArray(list) || list.length === 0) {
     if (required) errs.push(fieldErrors.required(path));
     return;
   }
-  const seen = new Set<string>();
+  const init = !required;
   list.forEach((raw, i) => {
     const p = path.index(i);
     const c = raw as Container;
@@ -28,6 +29,10 @@ function validateContainers(list: unknown, path: FieldPath, volumeNames: Set<str
     if (!c.image || typeof c.image !== 'string' || !c.image.trim()) errs.push(fieldErrors.required(p.child('image')));
     if (c.imagePullPolicy && !['Always', 'IfNotPresent', 'Never'].includes(c.imagePullPolicy)) {
       errs.push(fieldErrors.notSupported(p.child('imagePullPolicy'), c.imagePullPolicy, ['Always', 'IfNotPresent', 'Never']));
+    }
+    if (c.restartPolicy !== undefined) {
+      if (!init) errs.push(fieldErrors.forbidden(p.child('restartPolicy'), 'may not be set for non-init containers'));
+      else if (c.restartPolicy !== 'Always') errs.push(fieldErrors.notSupported(p.child('restartPolicy'), c.restartPolicy, ['Always']));
     }
     for (const [j, m] of (c.volumeMounts ?? []).entries()) {
       if (!volumeNames.has(m.name)) errs.push(fieldErrors.notFound(p.child('volumeMounts').index(j).child('name'), m.name));
@@ -61,8 +66,9 @@ export function validatePod(pod: Pod): string[] {
     else volumeNames.add(v.name);
     if (v.hostPath && !v.hostPath.path) errs.push(fieldErrors.required(p.child('hostPath', 'path')));
   }
-  validateContainers(pod.spec.containers, spec.child('containers'), volumeNames, errs, true);
-  validateContainers(pod.spec.initContainers, spec.child('initContainers'), volumeNames, errs, false);
+  const names = new Set<string>();
+  validateContainers(pod.spec.containers, spec.child('containers'), volumeNames, errs, true, names);
+  validateContainers(pod.spec.initContainers, spec.child('initContainers'), volumeNames, errs, false, names);
   const rp = pod.spec.restartPolicy;
   if (rp && !['Always', 'OnFailure', 'Never'].includes(rp)) errs.push(fieldErrors.notSupported(spec.child('restartPolicy'), rp, ['Always', 'OnFailure', 'Never']));
   const grace = pod.spec.terminationGracePeriodSeconds;

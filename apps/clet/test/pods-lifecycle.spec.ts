@@ -1,0 +1,312 @@
+// The pod manager's housekeeping against a real private containerd: container GC policies
+// (--maximum-dead-containers*, --minimum-container-ttl-duration), image GC (--image-gc-*-threshold,
+// --minimum-image-ttl-duration), log rotation (--container-log-max-size/-files) and init containers.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+import { CriClient } from '@cl/cri';
+import type { PodSandboxConfig } from '@cl/cri';
+import type { CletConfiguration } from '../src/config/types';
+import { createPodManager, PodManager, PodManagerOptions, Pod } from '../src/pods';
+import { collectContainers, collectImages } from '../src/pods/gc';
+// tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { ensureTestImages, PrivateContainerd, startContainerd } from '../../../tools/containerd/harness';
+
+jest.setTimeout(120_000);
+
+let ctd: PrivateContainerd;
+let cri: CriClient;
+let images: { busybox: string; pause: string; unused: string };
+let tmp: string;
+let manifests: string;
+const logs: string[] = [];
+let mgr: PodManager;
+
+const UID = 'io.kubernetes.pod.uid';
+const NAME = 'io.kubernetes.container.name';
+
+async function waitFor<T>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const podNamed = (name: string) => (mgr.pods() as Pod[]).find((p) => p.metadata.name === name);
+
+function writeManifest(name: string, spec: object): void {
+  const tmpFile = path.join(manifests, `.${name}.tmp`);
+  fs.writeFileSync(tmpFile, JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec }));
+  fs.renameSync(tmpFile, path.join(manifests, `${name}.json`));
+}
+
+function managerOptions(config: Partial<CletConfiguration> = {}, extra: Partial<PodManagerOptions> = {}): PodManagerOptions {
+  return {
+    config: {
+      staticPodPath: manifests, staticPodURL: '', staticPodURLHeader: {}, fileCheckFrequency: '1s', httpCheckFrequency: '1s',
+      syncFrequency: '1m0s', containerRuntimeEndpoint: ctd.endpoint, imageServiceEndpoint: '', runtimeRequestTimeout: '2m0s',
+      serializeImagePulls: true, registryPullQPS: 5, registryBurst: 10,
+      // Small logs and a fast monitor so rotation happens within the test.
+      containerLogMaxSize: '4Ki', containerLogMaxFiles: 3, containerLogMonitorInterval: '300ms',
+      // Any use above 1% of the image filesystem triggers image GC down to 0%: every unused image goes.
+      imageGCHighThresholdPercent: 1, imageGCLowThresholdPercent: 0, imageMinimumGCAge: '0s',
+      maxPods: 110, podLogsDir: path.join(tmp, 'pod-logs'), runOnce: false, resolvConf: '/etc/resolv.conf', clusterDNS: [], clusterDomain: '',
+      ...config,
+    } as CletConfiguration,
+    nodeName: 'node1', log: (l) => logs.push(l), rootDir: path.join(tmp, 'root'), nodeIP: '127.0.0.1',
+    podInfraContainerImage: images.pause,
+    // GC runs only where a test asks for it, so the container GC table owns its containers and the
+    // busybox image is not collected while no pod uses it.
+    containerGCPeriodMs: 3_600_000, imageGCPeriodMs: 3_600_000,
+    // No orphan killing either: the container GC table makes pods of its own through the CRI.
+    housekeepingPeriodMs: 3_600_000,
+    ...extra,
+  };
+}
+
+beforeAll(async () => {
+  ctd = await startContainerd();
+  images = ensureTestImages(ctd.socket, { unused: true });
+  cri = await CriClient.connect({ runtimeEndpoint: ctd.endpoint });
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-pods-life-'));
+  manifests = path.join(tmp, 'manifests');
+  fs.mkdirSync(manifests);
+  mgr = createPodManager(managerOptions());
+  await mgr.start();
+});
+
+afterAll(async () => {
+  await mgr?.stop();
+  cri?.close();
+  await ctd?.stop();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+// ---- container GC: a pod's dead instances made directly through the CRI ----
+
+async function sandbox(uid: string, logDir: string): Promise<{ id: string; config: PodSandboxConfig }> {
+  const config: PodSandboxConfig = {
+    metadata: { name: `gc-${uid}`, namespace: 'default', uid, attempt: 0 }, logDirectory: logDir,
+    labels: { [UID]: uid }, linux: { securityContext: { namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' } } },
+  };
+  fs.mkdirSync(logDir, { recursive: true });
+  return { id: await cri.runPodSandbox(config), config };
+}
+
+/** Runs `name` to completion `n` times in the sandbox; returns the container IDs, oldest first. */
+async function deadInstances(sb: { id: string; config: PodSandboxConfig }, uid: string, name: string, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let attempt = 0; attempt < n; attempt++) {
+    fs.mkdirSync(path.join(sb.config.logDirectory!, name), { recursive: true });
+    const id = await cri.createContainer(sb.id, {
+      metadata: { name, attempt }, image: { image: images.busybox }, command: ['true'],
+      labels: { [UID]: uid, [NAME]: name }, logPath: `${name}/${attempt}.log`,
+    }, sb.config);
+    await cri.startContainer(id);
+    await waitFor(`${name} exited`, async () => (await cri.containerStatus(id)).state === 'CONTAINER_EXITED');
+    ids.push(id);
+  }
+  return ids;
+}
+
+test.each([
+  // [policy, kept instances of a (3 dead), kept of b (2 dead, newer than a's)]
+  ['defaults (1 per container, no total)', { minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 }, 1, 1],
+  ['2 per container', { minAgeMs: 0, maxPerPodContainer: 2, maxContainers: -1 }, 2, 2],
+  ['no limits', { minAgeMs: 0, maxPerPodContainer: -1, maxContainers: -1 }, 3, 2],
+  ['2 in total: an even share per container', { minAgeMs: 0, maxPerPodContainer: -1, maxContainers: 2 }, 1, 1],
+  ['1 in total: the newest overall', { minAgeMs: 0, maxPerPodContainer: -1, maxContainers: 1 }, 0, 1],
+  ['younger than the minimum TTL: nothing', { minAgeMs: 3_600_000, maxPerPodContainer: 0, maxContainers: 0 }, 3, 2],
+])('container GC, %s', async (_name, policy, keptA, keptB) => {
+  const stamp = `${Date.now()}`;
+  const live = `live${stamp}`;
+  const gone = `gone${stamp}`;
+  const logRoot = path.join(tmp, 'gc-logs');
+  const sbLive = await sandbox(live, path.join(logRoot, `default_gc-${live}_${live}`));
+  const a = await deadInstances(sbLive, live, 'a', 3);
+  const b = await deadInstances(sbLive, live, 'b', 2);
+  const sbGone = await sandbox(gone, path.join(logRoot, `default_gc-${gone}_${gone}`));
+  const g = await deadInstances(sbGone, gone, 'g', 1);
+  await cri.stopPodSandbox(sbGone.id);
+
+  const removed = await collectContainers(cri, policy, (uid) => uid === live, (l) => logs.push(l), logRoot);
+
+  const left = new Set((await cri.listContainers()).map((c) => c.id));
+  // The newest instances are the ones kept.
+  expect(a.filter((id) => left.has(id))).toEqual(a.slice(a.length - keptA));
+  expect(b.filter((id) => left.has(id))).toEqual(b.slice(b.length - keptB));
+  const expectGone = policy.minAgeMs === 0;
+  expect(left.has(g[0])).toBe(!expectGone);
+  expect(removed.containers).toHaveLength(3 - keptA + 2 - keptB + (expectGone ? 1 : 0));
+  // Removed containers take their log files with them; a deleted pod's sandbox and log directory go too.
+  for (const [name, ids] of [['a', a], ['b', b]] as const) {
+    ids.forEach((id, attempt) => expect(fs.existsSync(path.join(sbLive.config.logDirectory!, name, `${attempt}.log`))).toBe(left.has(id)));
+  }
+  const sandboxes = new Set((await cri.listPodSandbox()).map((s) => s.id));
+  expect(sandboxes.has(sbLive.id)).toBe(true);
+  expect(sandboxes.has(sbGone.id)).toBe(!expectGone);
+  expect(fs.existsSync(sbGone.config.logDirectory!)).toBe(!expectGone);
+  expect(fs.existsSync(sbLive.config.logDirectory!)).toBe(true);
+
+  for (const id of [...a, ...b, ...g]) if (left.has(id)) await cri.removeContainer(id);
+  for (const sb of [sbLive, sbGone]) {
+    await cri.stopPodSandbox(sb.id).catch(() => undefined);
+    await cri.removePodSandbox(sb.id).catch(() => undefined);
+  }
+});
+
+// ---- log rotation and image GC through the pod manager ----
+
+test('a container log is rotated at --container-log-max-size, keeping --container-log-max-files files', async () => {
+  writeManifest('chatty', {
+    hostNetwork: true, terminationGracePeriodSeconds: 2,
+    containers: [{
+      name: 'c', image: images.busybox, imagePullPolicy: 'IfNotPresent',
+      // About 3 KiB of output per round, more than the 4Ki limit within two monitor periods.
+      command: ['sh', '-c', 'trap "exit 0" TERM; i=0; while true; do i=$((i+1)); for j in $(seq 1 120); do echo "round $i line $j"; done; sleep 0.3; done'],
+    }],
+  });
+  const pod = await waitFor('chatty running', () => podNamed('chatty-node1')?.status?.phase === 'Running' && podNamed('chatty-node1'));
+  const dir = path.join(tmp, 'pod-logs', `default_chatty-node1_${pod.metadata.uid}`, 'c');
+  let most = 0;
+  const listing = await waitFor('two compressed rotations', () => {
+    const names = fs.readdirSync(dir).sort();
+    most = Math.max(most, names.length);
+    return names.filter((n) => n.endsWith('.gz')).length >= 1 && names.length === 3 && names;
+  });
+  // The live log, one plain rotated file (still readable by a log shipper) and maxFiles-2 = 1 gzipped.
+  expect(listing[0]).toMatch(/^0\.log$/);
+  expect(listing.slice(1).map((n) => n.replace(/\d{8}-\d{6}/, 'TS')).sort()).toEqual(['0.log.TS', '0.log.TS.gz']);
+  expect(most).toBeLessThanOrEqual(3);
+  const gz = listing.find((n) => n.endsWith('.gz'))!;
+  const plain = listing.find((n) => /^0\.log\.\d{8}-\d{6}$/.test(n))!;
+  expect(gz < plain).toBe(true); // the compressed one is the older
+  const old = zlib.gunzipSync(fs.readFileSync(path.join(dir, gz))).toString('utf8');
+  expect(old).toMatch(/^\S+ stdout F round \d+ line \d+$/m);
+  expect(Buffer.byteLength(old)).toBeGreaterThanOrEqual(4096);
+  // After ReopenContainerLog the runtime writes to a fresh live file.
+  await waitFor('new output in the live log', () => /stdout F round \d+ line \d+/.test(fs.readFileSync(path.join(dir, '0.log'), 'utf8')));
+  expect(logs.filter((l) => l.includes('Failed to rotate log'))).toEqual([]);
+  await waitFor('still at most 3 files', () => fs.readdirSync(dir).length <= 3);
+});
+
+test.each([
+  ['GC disabled at a high threshold of 100', { highThresholdPercent: 100, lowThresholdPercent: 80, minAgeMs: 0 }],
+  ['an image younger than --minimum-image-ttl-duration', { highThresholdPercent: 1, lowThresholdPercent: 0, minAgeMs: 3_600_000 }],
+])('image GC keeps an unused image: %s', async (_name, policy) => {
+  const removed = await collectImages(cri, { ...policy, pinnedImages: [images.pause] }, new Map(), (l) => logs.push(l));
+  expect(removed).toEqual([]);
+  expect(await cri.imageStatus({ image: images.unused })).not.toBeNull();
+});
+
+test('image GC over the high threshold removes unused images; in-use and sandbox images stay', async () => {
+  expect(podNamed('chatty-node1')?.status?.phase).toBe('Running'); // uses the busybox image
+  const unusedId = (await cri.imageStatus({ image: images.unused }))!.id;
+  // A second agent on the same manifests (it adopts the running pod) whose image GC runs every 200ms;
+  // the first one's image GC period is an hour.
+  const gcLogs: string[] = [];
+  const second = createPodManager(managerOptions({ containerLogMonitorInterval: '1h' }, {
+    imageGCPeriodMs: 200, relistPeriodMs: 3_600_000, housekeepingPeriodMs: 3_600_000, log: (l) => gcLogs.push(l),
+  }));
+  await second.start();
+  try {
+    await waitFor('unused image removed', () => gcLogs.some((l) => l.startsWith('"Removed unused image"')));
+  } finally {
+    await second.stop();
+  }
+  expect(gcLogs).toContainEqual(expect.stringMatching(/^"Disk usage on image filesystem is over the high threshold, trying to free bytes down to the low threshold" usage=\d+ highThreshold=1 amountToFree=\d+ lowThreshold=0$/));
+  expect(gcLogs).toContain(`"Removed unused image" imageID="${unusedId}"`);
+  expect(await cri.imageStatus({ image: images.unused })).toBeNull();
+  expect(await cri.imageStatus({ image: images.busybox })).not.toBeNull();
+  expect(await cri.imageStatus({ image: images.pause })).not.toBeNull();
+  expect(podNamed('chatty-node1')?.status?.containerStatuses?.[0].restartCount).toBe(0);
+  fs.rmSync(path.join(manifests, 'chatty.json'));
+  await waitFor('chatty gone', () => !podNamed('chatty-node1'));
+});
+
+// ---- init containers ----
+
+const sh = (name: string, script: string, extra: object = {}) => ({
+  name, image: images.busybox, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', script], ...extra,
+});
+const sleepForever = 'trap "exit 0" TERM; while true; do sleep 1; done';
+
+test('init containers run in order to completion before the app containers; a sidecar keeps running', async () => {
+  const gate = path.join(tmp, 'gate');
+  fs.mkdirSync(gate);
+  writeManifest('init', {
+    hostNetwork: true, terminationGracePeriodSeconds: 2,
+    volumes: [{ name: 'work', emptyDir: {} }, { name: 'gate', hostPath: { path: gate } }],
+    initContainers: [
+      sh('side', sleepForever, { restartPolicy: 'Always' }),
+      sh('i1', 'echo one >> /work/order', { volumeMounts: [{ name: 'work', mountPath: '/work' }] }),
+      sh('i2', 'while [ ! -f /gate/go ]; do sleep 0.1; done; echo two >> /work/order',
+        { volumeMounts: [{ name: 'work', mountPath: '/work' }, { name: 'gate', mountPath: '/gate' }] }),
+    ],
+    containers: [sh('c', `cat /work/order; ${sleepForever}`, { volumeMounts: [{ name: 'work', mountPath: '/work' }] })],
+  });
+  const waiting = await waitFor('i2 running', () => {
+    const p = podNamed('init-node1');
+    return p?.status?.initContainerStatuses?.[2].state.running && p;
+  });
+  expect(waiting.status?.phase).toBe('Pending');
+  const [side, i1] = waiting.status!.initContainerStatuses!;
+  expect(side).toMatchObject({ name: 'side', ready: true, started: true, state: { running: {} } });
+  expect(i1).toMatchObject({ name: 'i1', ready: true, state: { terminated: { exitCode: 0, reason: 'Completed' } } });
+  expect(waiting.status?.containerStatuses?.[0].state).toEqual({ waiting: { reason: 'PodInitializing' } });
+  expect(waiting.status?.conditions?.find((c) => c.type === 'Initialized'))
+    .toMatchObject({ status: 'False', reason: 'ContainersNotInitialized', message: 'containers with incomplete status: [i2]' });
+  const uid = waiting.metadata.uid!;
+  const names = async () => (await cri.listContainers({ labelSelector: { [UID]: uid } })).map((c) => c.labels[NAME]).sort();
+  expect(await names()).toEqual(['i1', 'i2', 'side']); // no app container yet
+
+  fs.writeFileSync(path.join(gate, 'go'), '');
+  const running = await waitFor('init running', () => podNamed('init-node1')?.status?.phase === 'Running' && podNamed('init-node1'));
+  expect(running.status?.conditions?.find((c) => c.type === 'Initialized')?.status).toBe('True');
+  expect(running.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+  expect(running.status!.initContainerStatuses!.map((s) => Object.keys(s.state)[0])).toEqual(['running', 'terminated', 'terminated']);
+  expect(await names()).toEqual(['c', 'i1', 'i2', 'side']);
+  const logFile = path.join(tmp, 'pod-logs', `default_init-node1_${uid}`, 'c', '0.log');
+  await waitFor('app output', () => fs.existsSync(logFile) && /stdout F one\n.* stdout F two\n/.test(fs.readFileSync(logFile, 'utf8')));
+  fs.rmSync(path.join(manifests, 'init.json'));
+  await waitFor('init gone', () => !podNamed('init-node1'));
+});
+
+test.each([
+  ['Never', 'Failed'],
+  ['Always', 'Pending'],
+])('a failing init container with restartPolicy %s: the pod is %s and the app never starts', async (policy, phase) => {
+  const name = `badinit-${policy.toLowerCase()}`;
+  writeManifest(name, {
+    hostNetwork: true, restartPolicy: policy, terminationGracePeriodSeconds: 2,
+    initContainers: [sh('i1', 'exit 3')], containers: [sh('c', sleepForever)],
+  });
+  const pod = await waitFor(`${name} ${phase}`, () => {
+    const p = podNamed(`${name}-node1`);
+    const i1 = p?.status?.initContainerStatuses?.[0];
+    const settled = policy === 'Never' ? i1?.state.terminated : (i1?.restartCount ?? 0) >= 1;
+    return p?.status?.phase === phase && settled && p;
+  });
+  const i1 = pod.status!.initContainerStatuses![0];
+  expect(i1.state.terminated ?? i1.lastState.terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
+  expect(pod.status?.containerStatuses?.[0].state).toEqual({ waiting: { reason: 'PodInitializing' } });
+  const containers = await cri.listContainers({ labelSelector: { [UID]: pod.metadata.uid! } });
+  expect(containers.map((c) => c.labels[NAME])).not.toContain('c');
+  if (policy === 'Never') {
+    expect(containers).toHaveLength(1);
+    await waitFor('sandbox stopped', async () => (await cri.listPodSandbox({ labelSelector: { [UID]: pod.metadata.uid! } }))
+      .every((s) => s.state === 'SANDBOX_NOTREADY'));
+  }
+  fs.rmSync(path.join(manifests, `${name}.json`));
+  await waitFor(`${name} gone`, () => !podNamed(`${name}-node1`));
+});
