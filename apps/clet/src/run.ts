@@ -14,6 +14,7 @@ import { buildAuth } from './server/auth';
 import { loadClconfig, type ApiServerConnection } from './server/clconfig';
 import { closeServer, startHealthServer, startMainServer, startReadOnlyServer, type Listening } from './server/servers';
 import type { HandlerDeps } from './server/handlers';
+import { NodeRuntime } from './server/node-runtime';
 import { checkKernelDefaults, checkSwap } from './startup/checks';
 import { isCgroupV1 } from './startup/host';
 import { acquireLock, watchContention, type HeldLock } from './startup/lock';
@@ -176,6 +177,9 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
       if (err) throw err;
     },
   });
+  // The servers' own runtime connection (logs, exec, stats); the pod manager keeps its own.
+  const runtime = new NodeRuntime(config.containerRuntimeEndpoint, config.imageServiceEndpoint, parseDuration(config.runtimeRequestTimeout || '2m'));
+  stops.push(() => runtime.close());
   const deps: HandlerDeps = {
     nodeName,
     startTime: new Date(),
@@ -185,6 +189,11 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     sliMetrics,
     configz: () => ({ kubeletconfig: config }),
     debugging: config.enableDebuggingHandlers,
+    runtime,
+    rootDir: flags.rootDir,
+    podLogsDir: config.podLogsDir || '/var/log/pods',
+    systemLogDir: '/var/log',
+    log: logLine,
     setVerbosity: (v) => {
       log.verbosity = v;
     },

@@ -3,6 +3,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HealthChecks } from '@cl/healthz';
 import type { Registry } from 'prom-client';
+import { serveDebug, DEBUG_PREFIXES } from './debug-handlers';
+import type { NodeRuntime } from './node-runtime';
+import { cpuCount, memoryCapacity } from './node-stats';
+import { notFound, send, sendJson } from './respond';
+import { PROMETHEUS_TEXT, renderCadvisorMetrics, renderResourceMetrics, type ResourceInput } from './resource-metrics';
+import { buildSummary, type SummaryContext } from './stats-summary';
+
+export { notFound } from './respond';
 
 export interface HandlerDeps {
   nodeName: string;
@@ -12,31 +20,49 @@ export interface HandlerDeps {
   metrics: Registry;
   /** Registry of /metrics/slis (health check results). */
   sliMetrics: Registry;
+  /** Registry of /metrics/probes (prober results; empty while no pod has probes). */
+  probeMetrics?: Registry;
   /** The effective configuration for /configz; absent disables it (read-only server, debugging off). */
   configz?: () => object;
   /** Debugging handlers enabled (main server with --enable-debugging-handlers). */
   debugging: boolean;
   setVerbosity?: (v: number) => void;
+  /** The container runtime for logs, exec, stats; absent when no runtime is connected (unit tests). */
+  runtime?: NodeRuntime;
+  /** nodefs (--root-dir), the pod log directory and the directory /logs/ serves (/var/log). */
+  rootDir?: string;
+  podLogsDir?: string;
+  systemLogDir?: string;
+  log?: (line: string) => void;
 }
 
-const DEBUG_PREFIXES = ['/run/', '/exec/', '/attach/', '/portForward/', '/containerLogs/', '/runningpods/', '/debug/pprof/', '/logs/'];
+const podList = (items: object[]) => ({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
 
-function send(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
-  res.writeHead(status, { 'Content-Type': type, 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body) });
-  res.end(body);
+function summaryContext(deps: HandlerDeps): SummaryContext {
+  return { nodeName: deps.nodeName, startTime: deps.startTime, runtime: deps.runtime, rootDir: deps.rootDir ?? '/', podLogsDir: deps.podLogsDir ?? '/var/log/pods' };
 }
 
-export const notFound = (res: ServerResponse) => send(res, 404, '404 page not found\n');
-
-const podList = (items: object[]) => JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
-
-async function readBody(req: IncomingMessage, limit = 1 << 20): Promise<string> {
-  let body = '';
-  for await (const chunk of req) {
-    body += chunk;
-    if (body.length > limit) throw new Error('request body too large');
+async function resourceInput(deps: HandlerDeps, onlyCpuAndMemory: boolean): Promise<ResourceInput> {
+  try {
+    const s = await buildSummary(summaryContext(deps), onlyCpuAndMemory);
+    return { node: s.node as ResourceInput['node'], pods: s.pods, scrapeError: false };
+  } catch (e) {
+    deps.log?.(`E "Error getting summary for resourceMetric prometheus endpoint" err=${JSON.stringify((e as Error).message)}`);
+    return { node: {}, pods: [], scrapeError: true };
   }
-  return body;
+}
+
+async function cadvisorMetrics(deps: HandlerDeps): Promise<string> {
+  const input = await resourceInput(deps, true);
+  const containers = deps.runtime ? await deps.runtime.cri.listContainers({ state: { state: 'CONTAINER_RUNNING' } }).catch(() => []) : [];
+  return renderCadvisorMetrics({
+    ...input,
+    machine: { cpuCores: await cpuCount(), memoryBytes: await memoryCapacity() },
+    containerInfo: (uid, name) => {
+      const c = containers.find((x) => x.labels['io.kubernetes.pod.uid'] === uid && x.metadata?.name === name);
+      return c ? { id: c.id, image: c.image?.image ?? '' } : undefined;
+    },
+  });
 }
 
 export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void> {
@@ -45,57 +71,28 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
       if (await deps.health.handle(req, res)) return;
       return notFound(res);
     }
-    if (path === '/pods' || path === '/pods/') {
-      return send(res, 200, podList(deps.pods()), 'application/json');
-    }
+    if (path === '/pods' || path === '/pods/') return sendJson(res, podList(deps.pods()));
     if (path === '/stats/summary' || path === '/stats' || path === '/stats/') {
-      const summary = {
-        node: { nodeName: deps.nodeName, startTime: deps.startTime.toISOString().replace(/\.\d+Z$/, 'Z') },
-        pods: deps.pods().map((p) => {
-          const m = (p as { metadata?: { name?: string; namespace?: string; uid?: string } }).metadata ?? {};
-          return { podRef: { name: m.name, namespace: m.namespace, uid: m.uid } };
-        }),
-      };
-      return send(res, 200, JSON.stringify(summary), 'application/json');
+      const only = new URL(req.url ?? '/', 'http://x').searchParams.get('only_cpu_and_memory') === 'true';
+      try {
+        return sendJson(res, await buildSummary(summaryContext(deps), only));
+      } catch (e) {
+        return send(res, 500, `Internal Error: failed to get summary stats: ${(e as Error).message}`);
+      }
     }
-    if (path === '/metrics') {
-      return send(res, 200, await deps.metrics.metrics(), deps.metrics.contentType);
+    if (path === '/metrics') return send(res, 200, await deps.metrics.metrics(), deps.metrics.contentType);
+    if (path === '/metrics/slis') return send(res, 200, await deps.sliMetrics.metrics(), deps.sliMetrics.contentType);
+    if (path === '/metrics/resource') return send(res, 200, renderResourceMetrics(await resourceInput(deps, true)), PROMETHEUS_TEXT);
+    if (path === '/metrics/cadvisor') return send(res, 200, await cadvisorMetrics(deps), PROMETHEUS_TEXT);
+    if (path === '/metrics/probes') {
+      return send(res, 200, deps.probeMetrics ? await deps.probeMetrics.metrics() : '', PROMETHEUS_TEXT);
     }
-    if (path === '/metrics/slis') {
-      return send(res, 200, await deps.sliMetrics.metrics(), deps.sliMetrics.contentType);
-    }
-    if (['/metrics/cadvisor', '/metrics/resource', '/metrics/probes'].includes(path)) {
-      // Registered, like upstream, but this agent has no cAdvisor, resource or probe collectors yet.
-      return send(res, 200, '', 'text/plain; version=0.0.4; charset=utf-8');
-    }
-    if (path === '/configz' && deps.configz && deps.debugging) {
-      return send(res, 200, JSON.stringify(deps.configz()), 'application/json');
-    }
+    if (path === '/configz' && deps.configz && deps.debugging) return sendJson(res, deps.configz());
     const debugPrefix = DEBUG_PREFIXES.find((p) => path === p.slice(0, -1) || path.startsWith(p));
     if (debugPrefix || path === '/debug/flags/v') {
       if (!deps.debugging) return send(res, 405, 'Debug endpoints are disabled.\n');
-      if (debugPrefix === '/runningpods/') return send(res, 200, podList(deps.pods()), 'application/json');
-      if (path === '/debug/flags/v') return debugFlagsV(req, res, deps);
-      if (debugPrefix === '/containerLogs/') {
-        const [ns, pod] = path.slice('/containerLogs/'.length).split('/');
-        if (!pod) return send(res, 400, '{"message": "Missing podID."}', 'application/json');
-        const known = deps.pods().some((p) => {
-          const m = (p as { metadata?: { name?: string; namespace?: string } }).metadata ?? {};
-          return m.name === pod && m.namespace === ns;
-        });
-        if (!known) return send(res, 404, `pod ${JSON.stringify(pod)} does not exist\n`);
-      }
-      return notFound(res);
+      return serveDebug(req, res, path, debugPrefix, deps);
     }
     return notFound(res);
   };
-}
-
-async function debugFlagsV(req: IncomingMessage, res: ServerResponse, deps: HandlerDeps): Promise<void> {
-  if (req.method !== 'PUT') return send(res, 405, `unsupported http method\n`);
-  const body = (await readBody(req)).trim();
-  const v = Number(body);
-  if (!/^\d+$/.test(body) || !deps.setVerbosity) return send(res, 400, `error: failed set global log level: invalid value ${JSON.stringify(body)}\n`);
-  deps.setVerbosity(v);
-  return send(res, 200, `successfully set klog.logging.verbosity to ${v}\n`);
 }

@@ -1,13 +1,15 @@
 // The three listeners: the plain-HTTP health server, the plain-HTTP read-only server and the HTTPS main
 // server with its authentication/authorization filter.
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { SecureVersion } from 'node:tls';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { HealthChecks, pingCheck } from '@cl/healthz';
 import { requestPath } from '@cl/auth';
 import { createHandler, notFound, type HandlerDeps } from './handlers';
 import { nodeAttributes, nodeSubresources, type ServerAuth } from './auth';
+import { markUpgrade } from './streaming';
 
 // Upstream's server settings: idle 90s, read/write 4h, 1 MiB of headers.
 const SERVER_OPTIONS = { keepAliveTimeout: 90_000, requestTimeout: 4 * 3600_000, maxHeaderSize: 1 << 20 };
@@ -49,6 +51,28 @@ function guard(
   };
 }
 
+/**
+ * Upgrade requests (exec, attach, port-forward streams) go through the same handlers as plain ones: a
+ * response object on the raw socket answers errors, and the streaming handler takes the socket over.
+ */
+const upgradedSockets = new WeakMap<Server, Set<Duplex>>();
+
+function serveUpgrades(server: Server, handle: (req: IncomingMessage, res: ServerResponse) => void): void {
+  const open = new Set<Duplex>();
+  upgradedSockets.set(server, open);
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    socket.on('error', () => socket.destroy());
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.on('finish', () => socket.end());
+    markUpgrade(req, socket, head);
+    handle(req, res);
+  });
+}
+
 const bindHost = (address: string) => (address === '' ? '0.0.0.0' : address);
 
 /** The localhost health server: /healthz with only the ping check, everything else 404. */
@@ -64,7 +88,9 @@ export function startHealthServer(address: string, port: number, log: (l: string
 
 export function startReadOnlyServer(address: string, port: number, deps: HandlerDeps, log: (l: string) => void): Promise<Listening> {
   const handler = createHandler({ ...deps, debugging: false, configz: undefined });
-  const server = createHttpServer(SERVER_OPTIONS, guard((req, res) => handler(req, res, requestPath(req)), log));
+  const handle = guard((req, res) => handler(req, res, requestPath(req)), log);
+  const server = createHttpServer(SERVER_OPTIONS, handle);
+  serveUpgrades(server, handle);
   return listen(server, bindHost(address), port);
 }
 
@@ -81,7 +107,7 @@ export interface MainServerOptions {
 }
 
 function sendText(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -126,6 +152,7 @@ export function startMainServer(opts: MainServerOptions, deps: HandlerDeps, log:
     },
     guard(filtered, log),
   );
+  serveUpgrades(server, guard(filtered, log));
   return listen(server, bindHost(opts.address), opts.port);
 }
 
@@ -133,5 +160,7 @@ export function closeServer(l: Listening): Promise<void> {
   return new Promise((resolve) => {
     l.server.close(() => resolve());
     l.server.closeAllConnections();
+    // Streams the server handed over (exec, attach, port-forward) are not its connections any more.
+    for (const s of upgradedSockets.get(l.server) ?? []) s.destroy();
   });
 }
