@@ -194,6 +194,7 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     podLogsDir: config.podLogsDir || '/var/log/pods',
     systemLogDir: '/var/log',
     log: logLine,
+    checkpoint: r.gates.enabled('ContainerCheckpoint'),
     setVerbosity: (v) => {
       log.verbosity = v;
     },

@@ -285,6 +285,18 @@ describe('/run, /exec, /attach, /portForward', () => {
   });
 });
 
+describe('/checkpoint (ContainerCheckpoint gate)', () => {
+  test('asks the runtime; its refusal is a 500 naming the container, unknown containers 404', async () => {
+    const r = await get(`${base}/checkpoint/default/${POD}/printer?timeout=5`, asAlice({ method: 'POST' }));
+    // containerd 1.6 has no checkpoint support: the runtime's error is passed on.
+    expect(r.status).toBe(500);
+    expect(r.body).toMatch(/^checkpointing of default\/debug-node1\/printer failed \(rpc error: code = \w+ desc = /);
+    expect(await get(`${base}/checkpoint/default/${POD}/nope`, asAlice({ method: 'POST' }))).toMatchObject({ status: 404, body: 'container nope does not exist' });
+    expect((await get(`${base}/checkpoint/default/${POD}/printer`, asAlice())).status).toBe(405);
+    expect((await get(`${roBase}/checkpoint/default/${POD}/printer`, { method: 'POST' })).status).toBe(404);
+  });
+});
+
 describe('stats and metrics', () => {
   test('/stats/summary reports the node and the pod with real usage', async () => {
     const s = JSON.parse((await get(`${base}/stats/summary`, asAlice())).body);
@@ -347,6 +359,7 @@ describe('authorization and the read-only server', () => {
     ['GET', '/logs/', 'get', 'log'],
     ['POST', `/run/default/${POD}/printer?cmd=ls`, 'create', 'proxy'],
     ['GET', '/metrics/resource', 'get', 'metrics'],
+    ['POST', `/checkpoint/default/${POD}/printer`, 'create', 'checkpoint'],
   ])('carol may not %s %s (verb %s, subresource %s)', async (method, path, verb, sub) => {
     const r = await get(base + path, asCarol({ method }));
     expect(r).toMatchObject({ status: 403, body: `Forbidden (user=carol, verb=${verb}, resource=nodes, subresource(s)=[${sub}])\n` });

@@ -59,6 +59,8 @@ const MESSAGES: Record<string, { fields: Fields }> = {
   PodSandboxStatsFilter: { fields: { id: f('string', 1), label_selector: map(2) } },
   ListPodSandboxStatsRequest: { fields: { filter: f('PodSandboxStatsFilter', 1) } },
   ListPodSandboxStatsResponse: { fields: { stats: f('PodSandboxStats', 1, 'repeated') } },
+  CheckpointContainerRequest: { fields: { container_id: f('string', 1), location: f('string', 2), timeout: f('int64', 3) } },
+  CheckpointContainerResponse: { fields: {} },
 };
 
 const METHODS = {
@@ -68,6 +70,7 @@ const METHODS = {
   PortForward: ['PortForwardRequest', 'PortForwardResponse'],
   ListContainerStats: ['ListContainerStatsRequest', 'ListContainerStatsResponse'],
   ListPodSandboxStats: ['ListPodSandboxStatsRequest', 'ListPodSandboxStatsResponse'],
+  CheckpointContainer: ['CheckpointContainerRequest', 'CheckpointContainerResponse'],
 } as const;
 
 // ---- shapes as proto-loader hands them over (lowerCamelCase, 64-bit integers as decimal strings) ----
@@ -162,6 +165,11 @@ export class CriDebugClient {
 
   async portForward(podSandboxId: string, ports: number[]): Promise<string> {
     return (await this.call<{ url: string }>('PortForward', { podSandboxId, port: ports }, this.timeoutMs)).url;
+  }
+
+  /** Writes a checkpoint archive of the container to `location`; `timeoutSeconds` 0 uses the call timeout. */
+  async checkpointContainer(containerId: string, location: string, timeoutSeconds: number): Promise<void> {
+    await this.call('CheckpointContainer', { containerId, location, timeout: timeoutSeconds }, timeoutSeconds > 0 ? timeoutSeconds * 1000 : this.timeoutMs);
   }
 
   async listContainerStats(): Promise<ContainerStats[]> {

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HealthChecks } from '@cl/healthz';
 import type { Registry } from 'prom-client';
+import { serveCheckpoint } from './checkpoint';
 import { serveDebug, DEBUG_PREFIXES } from './debug-handlers';
 import type { NodeRuntime } from './node-runtime';
 import { cpuCount, memoryCapacity } from './node-stats';
@@ -34,6 +35,8 @@ export interface HandlerDeps {
   podLogsDir?: string;
   systemLogDir?: string;
   log?: (line: string) => void;
+  /** The ContainerCheckpoint gate: POST /checkpoint/... among the debugging handlers. */
+  checkpoint?: boolean;
 }
 
 const podList = (items: object[]) => ({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
@@ -88,6 +91,9 @@ export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: Se
       return send(res, 200, deps.probeMetrics ? await deps.probeMetrics.metrics() : '', PROMETHEUS_TEXT);
     }
     if (path === '/configz' && deps.configz && deps.debugging) return sendJson(res, deps.configz());
+    if (path.startsWith('/checkpoint/') && deps.debugging && deps.checkpoint) {
+      return serveCheckpoint(req, res, path.slice('/checkpoint/'.length), deps.pods, deps.runtime, deps.rootDir ?? '/var/lib/clet');
+    }
     const debugPrefix = DEBUG_PREFIXES.find((p) => path === p.slice(0, -1) || path.startsWith(p));
     if (debugPrefix || path === '/debug/flags/v') {
       if (!deps.debugging) return send(res, 405, 'Debug endpoints are disabled.\n');
