@@ -51,13 +51,7 @@ export function writeStatus(req: IncomingMessage, res: ServerResponse, status: S
 
 export const statuses = {
   unauthorized: () => statusBody(401, 'Unauthorized', 'Unauthorized'),
-  /** Non-resource form: `forbidden: User "u" cannot get path "/p"`, with the authorizer's reason appended. */
-  forbiddenPath: (user: string, verb: string, path: string, reason: string) =>
-    statusBody(403, 'Forbidden', `forbidden: User ${JSON.stringify(user)} cannot ${verb} path ${JSON.stringify(path)}${reason ? `: ${reason}` : ''}`, {}),
   internal: (message: string) => statusBody(500, 'InternalError', `Internal error occurred: ${message}`, {}),
   notFound: () => statusBody(404, 'NotFound', 'the server could not find the requested resource', {}),
-  methodNotAllowed: () => statusBody(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}),
   badRequest: (message: string) => statusBody(400, 'BadRequest', message, {}),
-  tooManyRequests: (message: string, retryAfterSeconds: number) =>
-    statusBody(429, 'TooManyRequests', message, { retryAfterSeconds }),
 };
