@@ -18,6 +18,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** Parses YAML (a superset of JSON) into a plain value; throws with the parser's message. */
 export function parseManifest(text: string): unknown {
+  // JSON is YAML too, and JSON.parse is some hundred times faster; YAML gives the error messages.
+  if (/^\s*[{[]/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch { /* not plain JSON: YAML flow syntax or broken; the YAML parser decides */ }
+  }
   return parseYaml(text, { version: '1.1', prettyErrors: false, uniqueKeys: false });
 }
 

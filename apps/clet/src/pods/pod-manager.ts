@@ -212,7 +212,7 @@ export class CriPodManager implements PodManager {
     const entry = this.entries.get(uid);
     try {
       if (!entry) {
-        const st = await runtime.state(uid);
+        const st = await runtime.state(uid, false);
         await runtime.kill(null, st);
         return;
       }

@@ -82,7 +82,8 @@ export class PodRuntime {
   constructor(private readonly cri: CriClient, private readonly images: ImagePuller, private readonly ctx: RuntimeSpecContext,
     private readonly log: (l: string) => void) {}
 
-  async state(uid: string): Promise<PodRuntimeState> {
+  /** The pod's sandboxes and containers; `wantIP` false skips PodSandboxStatus (host-network pods use the node IP). */
+  async state(uid: string, wantIP = true): Promise<PodRuntimeState> {
     const sel = { labelSelector: { [LABEL_POD_UID]: uid } };
     const [sandboxes, list] = await Promise.all([this.cri.listPodSandbox(sel), this.cri.listContainers(sel)]);
     sandboxes.sort(byNewest);
@@ -97,7 +98,7 @@ export class PodRuntime {
     containers.sort(byNewest);
     let sandboxIP = '';
     const ready = sandboxes.find((s) => s.state === 'SANDBOX_READY');
-    if (ready) {
+    if (ready && wantIP) {
       try {
         sandboxIP = (await this.cri.podSandboxStatus(ready.id)).status?.network?.ip ?? '';
       } catch (e) {
@@ -110,10 +111,11 @@ export class PodRuntime {
   /** Brings the pod's containers to the spec; returns the fresh runtime state for status. */
   async sync(pod: Pod, ss: PodSyncState): Promise<PodRuntimeState> {
     const uid = pod.metadata.uid!;
-    let st = await this.state(uid);
+    const wantIP = !pod.spec.hostNetwork;
+    let st = await this.state(uid, wantIP);
     if (ss.terminal) {
       await this.stopReadySandboxes(st);
-      return this.state(uid);
+      return this.state(uid, wantIP);
     }
     ss.retryAt = 0;
     const newest = st.sandboxes[0];
@@ -129,7 +131,7 @@ export class PodRuntime {
       if (newest && pod.spec.restartPolicy === 'Never' && st.containers.length) {
         ss.terminal = true;
         await this.kill(pod, st);
-        return this.state(uid);
+        return this.state(uid, wantIP);
       }
       if (newest) await this.kill(pod, st);
       const attempt = newest ? (newest.metadata?.attempt ?? 0) + 1 : 0;
@@ -143,7 +145,14 @@ export class PodRuntime {
         throw new Error(`Failed to create pod sandbox: ${(e as Error).message}`);
       }
       freshSandbox = true;
-      st = await this.state(uid);
+      if (newest) {
+        st = await this.state(uid, wantIP); // containers were just killed: read their final states
+      } else {
+        // A pod's first sandbox: its containers cannot exist yet, only the IP is new (upstream also
+        // asks PodSandboxStatus right after RunPodSandbox). Saves two list calls per pod start.
+        const sandboxIP = wantIP ? (await this.cri.podSandboxStatus(sandboxId)).status?.network?.ip ?? '' : '';
+        st = { ...st, sandboxIP };
+      }
     } else {
       sbConfig = sandboxConfig(this.ctx, pod, newest.metadata?.attempt ?? 0);
     }
@@ -160,9 +169,9 @@ export class PodRuntime {
     const run: RunContext = { pod, ss, sandboxId, sbConfig, podIP, volumes, freshSandbox };
     if (!(await this.syncInitContainers(run, st))) {
       for (const c of pod.spec.containers) ss.waiting.set(c.name, { reason: 'PodInitializing', message: '' });
-      return this.state(uid);
+      return this.state(uid, wantIP);
     }
-    if (ss.terminal) return this.state(uid);
+    if (ss.terminal) return this.state(uid, wantIP);
 
     let anyAlive = false;
     const starts: Promise<void>[] = [];
@@ -196,9 +205,9 @@ export class PodRuntime {
       // Nothing runs and nothing will: the pod is done (Succeeded or Failed). Stopping the sandbox also
       // stops restartable init containers, as upstream does once the regular containers are done.
       ss.terminal = true;
-      await this.stopReadySandboxes(await this.state(uid));
+      await this.stopReadySandboxes(await this.state(uid, false));
     }
-    return this.state(uid);
+    return this.state(uid, wantIP);
   }
 
   /**

@@ -18,6 +18,8 @@ export class FileSource implements PodSource {
   private watcher: fs.FSWatcher | undefined;
   private debounce: NodeJS.Timeout | undefined;
   private readonly path: string;
+  /** Last good decode per file: an unchanged file is not parsed again on every re-read. */
+  private readonly decoded = new Map<string, { text: string; pod: Pod }>();
 
   constructor(manifestPath: string, private readonly nodeName: string, private readonly periodMs: number,
     private readonly onSet: PodSetHandler, private readonly log: (line: string) => void) {
@@ -89,6 +91,8 @@ export class FileSource implements PodSource {
         const pod = this.readFile(file);
         if (pod) pods.push(pod);
       }
+      const present = new Set(names.map((n) => path.join(this.path, n)));
+      for (const f of this.decoded.keys()) if (!present.has(f)) this.decoded.delete(f);
       this.onSet('file', pods);
     } else if (st.isFile()) {
       const pod = this.readFile(this.path);
@@ -103,7 +107,13 @@ export class FileSource implements PodSource {
     try {
       const buf = fs.readFileSync(file);
       if (buf.length > MAX_CONFIG_LENGTH) throw new Error(`${file}: manifest is larger than ${MAX_CONFIG_LENGTH} bytes`);
-      return decodeFilePod(buf.toString('utf8'), file, this.nodeName);
+      const text = buf.toString('utf8');
+      const hit = this.decoded.get(file);
+      if (hit?.text === text) return structuredClone(hit.pod);
+      this.decoded.delete(file);
+      const pod = decodeFilePod(text, file, this.nodeName);
+      this.decoded.set(file, { text, pod: structuredClone(pod) });
+      return pod;
     } catch (e) {
       this.log(logLine('Could not process manifest file', { err: (e as Error).message, path: file }));
       return null;
