@@ -71,16 +71,19 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
     blocked: active.child({ status: 'blocked' }),
   };
 
+  let insertsSinceSweep = 0;
   function remember(key: string, outcome: Outcome): void {
     const ttl = outcome.ok && outcome.res ? opts.successTtlMs : opts.failureTtlMs;
     if (ttl <= 0) return;
-    // Map order is insertion order, and with one TTL per outcome kind also (nearly) expiry order: drop
-    // expired entries from the front a few at a time, and the oldest when full. O(1) amortised.
+    // Map order is insertion order, and with one TTL per outcome kind also (nearly) expiry order: every
+    // few inserts drop expired entries from the front, and the oldest whenever full. O(1) amortised.
     const t = now();
-    let budget = 4;
-    for (const [k, e] of entries) {
-      if (entries.size < maxEntries && (e.expires > t || budget-- <= 0)) break;
-      entries.delete(k);
+    if (entries.size >= maxEntries || ++insertsSinceSweep >= 16) {
+      insertsSinceSweep = 0;
+      for (const [k, e] of entries) {
+        if (entries.size < maxEntries && e.expires > t) break;
+        entries.delete(k);
+      }
     }
     entries.set(key, { expires: t + ttl, outcome });
   }

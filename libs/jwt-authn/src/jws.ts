@@ -48,6 +48,9 @@ function parseHeader(segment: string): Record<string, unknown> {
 /** A token's decoded but unverified payload, kept so the full parse does not decode it again. */
 export interface PeekedToken {
   iss: string;
+  /** Offsets of the two dots, so the full parse need not split again. */
+  dot1: number;
+  dot2: number;
   payloadText: string;
   payload: Record<string, unknown>;
 }
@@ -76,7 +79,7 @@ export function peekToken(token: string): PeekedToken | null {
   const iss = (claims as { iss?: unknown }).iss;
   if (iss !== undefined && iss !== null && typeof iss !== 'string') return null;
   const issuer = typeof iss === 'string' ? (iss === 'accounts.google.com' ? 'https://accounts.google.com' : iss) : '';
-  return { iss: issuer, payloadText, payload: claims as Record<string, unknown> };
+  return { iss: issuer, dot1, dot2, payloadText, payload: claims as Record<string, unknown> };
 }
 
 /** The unverified `iss` of a compact JWT, or null when the token is not one to look at (see peekToken). */
@@ -97,10 +100,17 @@ export interface ParsedJws {
 
 /** Full parse (go-jose ParseSigned + go-oidc payload decode); errors carry go-jose's wording. */
 export function parseJws(token: string, peeked?: PeekedToken): ParsedJws {
-  const parts = token.split('.');
-  if (parts.length !== 3) throw malformed('go-jose/go-jose: compact JWS format must have three parts');
-  const h = parseHeader(parts[0]);
-  const signature = decodeBase64Url(parts[2]);
+  let dot1: number;
+  let dot2: number;
+  if (peeked) {
+    ({ dot1, dot2 } = peeked);
+  } else {
+    dot1 = token.indexOf('.');
+    dot2 = dot1 < 0 ? -1 : token.indexOf('.', dot1 + 1);
+    if (dot2 < 0 || token.indexOf('.', dot2 + 1) >= 0) throw malformed('go-jose/go-jose: compact JWS format must have three parts');
+  }
+  const h = parseHeader(token.slice(0, dot1));
+  const signature = decodeBase64Url(token.slice(dot2 + 1));
   if (!signature) throw malformed('illegal base64 data in signature');
   let payloadText: string;
   let payload: unknown;
@@ -108,7 +118,7 @@ export function parseJws(token: string, peeked?: PeekedToken): ParsedJws {
     payloadText = peeked.payloadText;
     payload = peeked.payload;
   } else {
-    const payloadBytes = decodeBase64Url(parts[1]);
+    const payloadBytes = decodeBase64Url(token.slice(dot1 + 1, dot2));
     if (!payloadBytes) throw malformed('oidc: malformed jwt payload: illegal base64 data');
     payloadText = payloadBytes.toString('utf8');
     try {
@@ -126,7 +136,7 @@ export function parseJws(token: string, peeked?: PeekedToken): ParsedJws {
     kid: typeof h.kid === 'string' ? h.kid : '',
     payloadText,
     payload: payload as Record<string, unknown>,
-    signingInput: Buffer.from(token.slice(0, parts[0].length + 1 + parts[1].length), 'latin1'),
+    signingInput: Buffer.from(token.slice(0, dot2), 'latin1'),
     signature,
   };
 }
