@@ -200,7 +200,8 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
 
   const tls = await servingCertificate(opts, log);
   const server: Server = createHttpsServer(
-    { cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
+    // Header limit as Go's http.Server (1 MiB), so a large bearer token is judged by authentication (401), not refused as a bad request.
+    { cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2', maxHeaderSize: 1 << 20 },
     (req, res) => void handle(req, res),
   );
   server.keepAliveTimeout = 65_000;

@@ -234,7 +234,7 @@ describe('anonymous and bad input', () => {
     ['HS256 with the public key as secret', () => forge({ iss: issuer, aud: 'my-client', sub: 'root', exp: now() + 60 }, { alg: 'HS256', kid: 'k1' })],
     ['wrong issuer', () => forge({ iss: 'https://evil.example', aud: 'my-client', sub: 'root', exp: now() + 60 })],
     ['expired', () => forge({ iss: issuer, aud: 'my-client', sub: 'jane', exp: now() - 5 })],
-    ['oversized (12 KiB token) with a bad signature', () => forge({ iss: issuer, aud: 'my-client', sub: 'jane', exp: now() + 60, pad: 'x'.repeat(9 * 1024) }).replace(/(.)(.{10})$/, (_m, c: string, tail: string) => (c === 'A' ? 'B' : 'A') + tail)],
+    ['oversized (about 90 KiB token) with a bad signature', () => forge({ iss: issuer, aud: 'my-client', sub: 'jane', exp: now() + 60, pad: 'x'.repeat(64 * 1024) }).replace(/(.)(.{10})$/, (_m, c: string, tail: string) => (c === 'A' ? 'B' : 'A') + tail)],
   ])('%s token: 401 Unauthorized, the reason only in the log', async (_name, make) => {
     const token = await make();
     const r = await httpsGet(server, '/api', { headers: { authorization: `Bearer ${token}` } });

@@ -97,8 +97,12 @@ describe('apiserver on the embedded store', () => {
       const r = await httpsGet(api, p);
       expect(r.status).toBeGreaterThanOrEqual(200);
     }
-    const huge = await httpsGet(api, '/livez?' + 'q'.repeat(100_000)).catch((e: Error) => ({ status: 0, body: e.message }));
-    expect([0, 400, 414, 431]).toContain(huge.status);
+    // Headers up to 1 MiB are read (as Go's server); beyond that the connection is refused with 400.
+    expect(await httpsGet(api, '/livez?' + 'q'.repeat(100_000))).toMatchObject({ status: 200, body: 'ok' });
+    const huge = await httpsGet(api, '/livez?' + 'q'.repeat(2_000_000)).catch((e: Error) => ({ status: 0, body: e.message }));
+    expect([0, 400, 431]).toContain(huge.status);
+    const bigToken = await httpsGet(api, '/livez', { headers: { authorization: `Bearer ${'a'.repeat(200_000)}` } });
+    expect(bigToken.status).toBe(200); // no token authenticator configured: the token is ignored, as upstream
     expect((await httpsGet(api, '/livez')).body).toBe('ok');
   });
 
