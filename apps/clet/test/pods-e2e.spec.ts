@@ -79,6 +79,9 @@ test('a manifest runs, /pods reports it, a broken manifest is logged, and a rest
   expect(pod.metadata.annotations['kubernetes.io/config.hash']).toBe(pod.metadata.uid);
   expect((await podList(ro)).map((p) => p.metadata.name)).toEqual(['web-node1']);
   expect(proc.stderr()).toContain('Could not process manifest file');
+  const health = await get(`http://127.0.0.1:${ro}/healthz?verbose`);
+  expect(health.status).toBe(200);
+  expect(health.body).toContain('[+]syncloop ok\n');
   const containerID = pod.status.containerStatuses![0].containerID;
   expect(containerID).toMatch(/^containerd:\/\//);
 

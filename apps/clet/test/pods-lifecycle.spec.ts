@@ -310,3 +310,71 @@ test.each([
   fs.rmSync(path.join(manifests, `${name}.json`));
   await waitFor(`${name} gone`, () => !podNamed(`${name}-node1`));
 });
+
+// ---- limits, termination, pulls, health ----
+
+test('resource limits reach the container cgroup', async () => {
+  writeManifest('limits', {
+    hostNetwork: true, restartPolicy: 'Never',
+    containers: [sh('c', 'cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu/cpu.shares',
+      { resources: { limits: { cpu: '250m', memory: '48Mi' } } })],
+  });
+  const pod = await waitFor('limits done', () => podNamed('limits-node1')?.status?.phase === 'Succeeded' && podNamed('limits-node1'));
+  expect(pod.status?.qosClass).toBe('Guaranteed');
+  const out = fs.readFileSync(path.join(tmp, 'pod-logs', `default_limits-node1_${pod.metadata.uid}`, 'c', '0.log'), 'utf8');
+  expect(out.split('\n').filter(Boolean).map((l) => l.split(' ').slice(3).join(' '))).toEqual([String(48 * 1024 * 1024), '25000', '256']);
+  fs.rmSync(path.join(manifests, 'limits.json'));
+  await waitFor('limits gone', () => !podNamed('limits-node1'));
+});
+
+test('removing a pod stops its containers with the grace period: SIGTERM first, SIGKILL after it', async () => {
+  writeManifest('grace', {
+    hostNetwork: true, terminationGracePeriodSeconds: 2,
+    containers: [sh('polite', sleepForever), sh('stubborn', 'trap "" TERM; while true; do sleep 1; done')],
+  });
+  const pod = await waitFor('grace running', () => podNamed('grace-node1')?.status?.phase === 'Running' && podNamed('grace-node1'));
+  const ids = Object.fromEntries(pod.status!.containerStatuses!.map((c) => [c.name, c.containerID!.slice('containerd://'.length)]));
+  fs.rmSync(path.join(manifests, 'grace.json'));
+  const [polite, stubborn] = await waitFor('both stopped', async () => {
+    const st = await Promise.all([cri.containerStatus(ids.polite), cri.containerStatus(ids.stubborn)]);
+    return st.every((s) => s.state === 'CONTAINER_EXITED') && st;
+  });
+  expect(polite.exitCode).toBe(0); // left on SIGTERM
+  expect(stubborn.exitCode).toBe(137); // killed once the grace period ran out
+  await waitFor('sandbox stopped', async () => (await cri.listPodSandbox({ labelSelector: { [UID]: pod.metadata.uid! } }))
+    .every((s) => s.state === 'SANDBOX_NOTREADY'));
+});
+
+test('an image that cannot be pulled waits in ErrImagePull, then ImagePullBackOff', async () => {
+  // A registry address on loopback where nothing listens: the pull fails at once, without traffic elsewhere.
+  const image = '127.0.0.1:1/nothing:v1';
+  writeManifest('nopull', { hostNetwork: true, containers: [{ name: 'c', image, imagePullPolicy: 'IfNotPresent' }] });
+  const first = await waitFor('ErrImagePull', () => podNamed('nopull-node1')?.status?.containerStatuses?.[0].state.waiting?.reason === 'ErrImagePull'
+    && podNamed('nopull-node1')!.status!.containerStatuses![0].state.waiting!);
+  expect(first.message).toMatch(new RegExp(`^Failed to pull image "${image}": rpc error: code = \\w+ desc = `));
+  expect(podNamed('nopull-node1')?.status?.phase).toBe('Pending');
+  const backoff = await waitFor('ImagePullBackOff', () => podNamed('nopull-node1')?.status?.containerStatuses?.[0].state.waiting?.reason === 'ImagePullBackOff'
+    && podNamed('nopull-node1')!.status!.containerStatuses![0].state.waiting!, 30_000);
+  expect(backoff.message).toBe(`Back-off pulling image "${image}"`);
+  expect(logs.some((l) => l.startsWith('"Failed to pull image"') && l.includes(image))).toBe(true);
+  expect(mgr.syncLoopHealthy()).toBeNull(); // the loop runs whatever the pods do
+  fs.rmSync(path.join(manifests, 'nopull.json'));
+  await waitFor('nopull gone', () => !podNamed('nopull-node1'));
+});
+
+test('the syncloop health check fails once the loop has not run for max(2 x syncFrequency, 5m)', async () => {
+  let now = Date.now();
+  const m = createPodManager(managerOptions({ staticPodPath: path.join(tmp, 'no-manifests'), syncFrequency: '4m0s' }, {
+    now: () => now, relistPeriodMs: 3_600_000, log: () => undefined,
+  }));
+  await m.start();
+  try {
+    expect(m.syncLoopHealthy()).toBeNull();
+    now += 8 * 60_000; // exactly 2 x syncFrequency: still healthy
+    expect(m.syncLoopHealthy()).toBeNull();
+    now += 1;
+    expect(m.syncLoopHealthy()?.message).toBe('sync Loop took longer than expected');
+  } finally {
+    await m.stop();
+  }
+});

@@ -20,7 +20,7 @@ import { CriPodManager } from './pod-manager';
  * - `nodeIP` (`--node-ip`): host IP in pod status and the pod IP of host-network pods; default the first
  *   non-loopback IPv4 address.
  * Tuning knobs for tests (upstream constants when absent): relistPeriodMs (1s), housekeepingPeriodMs (2s),
- * containerGCPeriodMs (1m), imageGCPeriodMs (5m).
+ * containerGCPeriodMs (1m), imageGCPeriodMs (5m), and `now` (the clock of the syncloop health check).
  *
  * With `config.runOnce`, start() runs the pods once and resolves when they run (the caller then
  * exits 0, leaving them running) or rejects with `runonce failed: ...`.
@@ -39,6 +39,7 @@ export interface PodManagerOptions {
   housekeepingPeriodMs?: number;
   containerGCPeriodMs?: number;
   imageGCPeriodMs?: number;
+  now?: () => number;
 }
 
 export interface PodManager {

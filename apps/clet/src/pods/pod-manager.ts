@@ -44,7 +44,8 @@ export class CriPodManager implements PodManager {
   private readonly retryTimers = new Map<string, NodeJS.Timeout>();
   private readonly fingerprints = new Map<string, string>();
   private readonly imageFirstSeen = new Map<string, number>();
-  private lastSyncLoop = Date.now();
+  private lastSyncLoop: number;
+  private readonly now: () => number;
   private runtimeName = 'containerd';
   private stopped = false;
   private readonly ctx: RuntimeSpecContext;
@@ -55,6 +56,8 @@ export class CriPodManager implements PodManager {
     this.config = opts.config;
     this.log = opts.log;
     this.nodeIP = opts.nodeIP || defaultNodeIP();
+    this.now = opts.now ?? Date.now;
+    this.lastSyncLoop = this.now();
     this.ctx = {
       podLogsDir: this.config.podLogsDir || '/var/log/pods',
       rootDir: opts.rootDir ?? '/var/lib/clet',
@@ -124,7 +127,7 @@ export class CriPodManager implements PodManager {
 
   syncLoopHealthy(): Error | null {
     const limit = Math.max(2 * ms(this.config.syncFrequency, 60_000), 5 * 60_000);
-    return Date.now() - this.lastSyncLoop > limit ? new Error('sync Loop took longer than expected') : null;
+    return this.now() - this.lastSyncLoop > limit ? new Error('sync Loop took longer than expected') : null;
   }
 
   // ---- sources -> desired pods ----
@@ -241,7 +244,7 @@ export class CriPodManager implements PodManager {
   // ---- relist, housekeeping, GC ----
 
   private async relist(): Promise<void> {
-    this.lastSyncLoop = Date.now();
+    this.lastSyncLoop = this.now();
     const cri = this.cri!;
     const [sandboxes, containers] = await Promise.all([cri.listPodSandbox(), cri.listContainers()]);
     for (const [uid, entry] of this.entries) {
