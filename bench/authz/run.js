@@ -6,51 +6,16 @@
 // The machine is shared, so the two servers are measured in alternating short windows and the ratio is the
 // median of the per-pair ratios (background load changes between windows far more than within one pair).
 // Usage: node bench/authz/run.js [--duration=2] [--connections=10] [--rounds=8]   (after `npx nx build apiserver`)
-const { spawn } = require('node:child_process');
-const { mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const https = require('node:https');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const net = require('node:net');
-const autocannon = require('autocannon');
 const { createCA, issueClientCert, issueServingCert } = require('@cl/pki');
+const { numberArg, startApiserver, compareAlternating } = require('../lib/https-load');
 
-const arg = (name, def) => Number((process.argv.find((a) => a.startsWith(`--${name}=`)) ?? `=${def}`).split('=')[1]);
-const DURATION = arg('duration', 2);
-const CONNECTIONS = arg('connections', 10);
-const ROUNDS = arg('rounds', 8);
-const MAIN = join(__dirname, '..', '..', 'apps', 'apiserver', 'dist', 'main.js');
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-async function waitReady(url) {
-  for (let i = 0; i < 300; i++) {
-    try {
-      const r = await autocannon({ url, amount: 1, connections: 1 });
-      if (r['2xx'] === 1) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} never became ready`);
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function load(url, duration = DURATION) {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, connections: CONNECTIONS, duration, pipelining: 1 }, (err, r) => (err ? reject(err) : resolve(r)));
-  });
-}
+const DURATION = numberArg('duration', 2);
+const CONNECTIONS = numberArg('connections', 10);
+const ROUNDS = numberArg('rounds', 8);
 
 /** A webhook that allows everything and counts its calls (mTLS, as a real one would be). */
 async function startWebhook(dir) {
@@ -83,14 +48,6 @@ async function startWebhook(dir) {
   return { hook, config };
 }
 
-async function startApiserver(dir, name, args) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [MAIN, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${dir}/${name}/certs`, `--data-dir=${dir}/${name}/data`, ...args], { stdio: 'ignore' });
-  const base = `https://127.0.0.1:${port}`;
-  await waitReady(`${base}/readyz`);
-  return { child, url: `${base}/healthz/ping`, pid: child.pid };
-}
-
 async function main() {
   process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
   const dir = mkdtempSync(join(tmpdir(), 'cl-bench-authz-'));
@@ -102,37 +59,17 @@ async function main() {
     const webhook = await startApiserver(dir, 'webhook', [`--authorization-config=${config}`]);
     servers.push(webhook);
     const targets = [
-      ['AlwaysAllow', allow.url, allow.pid],
-      ['Webhook (warm cache)', webhook.url, webhook.pid],
+      { name: 'AlwaysAllow', url: `${allow.base}/healthz/ping`, pid: allow.pid },
+      { name: 'Webhook (warm cache)', url: `${webhook.base}/healthz/ping`, pid: webhook.pid },
     ];
-    const cpu = { AlwaysAllow: { seconds: 0, requests: 0 }, 'Webhook (warm cache)': { seconds: 0, requests: 0 } };
-    // Warm up both (JIT, TLS, and the webhook's answer cache), then alternate the measurements.
-    for (const [, url] of targets) await load(url, 3);
-    const callsAfterWarmup = hook.calls;
-    const sums = Object.fromEntries(targets.map(([n]) => [n, { rps: 0, p50ms: 0, p99ms: 0 }]));
-    const pairRatios = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const rps = {};
-      // Alternate which server goes first, so neither always follows the other.
-      const order = round % 2 === 0 ? targets : [...targets].reverse();
-      for (const [name, url, pid] of order) {
-        const before = cpuSeconds(pid);
-        const r = await load(url);
-        cpu[name].seconds += cpuSeconds(pid) - before;
-        cpu[name].requests += r.requests.total;
-        if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-        rps[name] = r.requests.average;
-        sums[name].rps += r.requests.average / ROUNDS;
-        sums[name].p50ms += r.latency.p50 / ROUNDS;
-        sums[name].p99ms += r.latency.p99 / ROUNDS;
-      }
-      pairRatios.push(rps['Webhook (warm cache)'] / rps.AlwaysAllow);
-    }
-    const sorted = [...pairRatios].sort((a, b) => a - b);
-    const ratio = (sorted[Math.floor((sorted.length - 1) / 2)] + sorted[Math.ceil((sorted.length - 1) / 2)]) / 2;
+    // The warm-up fills the webhook's answer cache; the measured rounds should not call the webhook at all.
+    let callsAfterWarmup = 0;
+    const r = await compareAlternating(targets, { rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS, warmup: 3, afterWarmup: () => (callsAfterWarmup = hook.calls) });
+    const { sums, usPerRequest } = r;
+    const pairRatios = r.ratios['Webhook (warm cache)'];
+    const ratio = r.medianRatio['Webhook (warm cache)'];
     const webhookCallsDuringMeasurement = hook.calls - callsAfterWarmup;
     // Server CPU per request is what the authorizer adds; unlike req/s it barely moves with the machine's other load.
-    const usPerRequest = Object.fromEntries(Object.entries(cpu).map(([n, c]) => [n, (c.seconds / c.requests) * 1e6]));
     const cpuRatio = usPerRequest.AlwaysAllow / usPerRequest['Webhook (warm cache)'];
     console.log(`bench/authz: GET /healthz/ping, ${CONNECTIONS} keep-alive connections, ${ROUNDS} x ${DURATION}s each, HTTPS on 127.0.0.1`);
     console.log('authorizer              req/s     p50 ms  p99 ms  server CPU us/request');

@@ -83,8 +83,9 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
   const steps = hooks.steps;
   // Profile A order: the hooks, with autoregister-completion before the last one (apiservice-openapi-controller).
   for (const step of steps.slice(0, -1)) health.add(ALL, step, grace);
-  health.add(ALL, { name: 'autoregister-completion', check: async () => {
-    if (!registry.isComplete(groupVersions.filter((gv) => gv.group !== ''))) throw new Error('not finished');
+  const served = groupVersions.filter((gv) => gv.group !== '');
+  health.add(ALL, { name: 'autoregister-completion', check: () => {
+    if (!registry.isComplete(served)) throw new Error('not finished');
   } }, grace);
   health.add(ALL, steps[steps.length - 1], grace);
   health.add(['readyz'], shutdownCheck);

@@ -28,15 +28,19 @@ export function storeHealthCheck(store: Store, opts: StoreHealthCheckOptions = {
     }
   };
 
+  const verdict = () => {
+    if (lastError) throw lastError;
+  };
   return {
     name: 'store',
-    async check(): Promise<void> {
+    // Synchronous between probes (the common case): health requests run every check on every call.
+    check(): Promise<void> | void {
       if (now() - lastProbe >= timeoutMs / 2) {
         lastProbe = now();
         inFlight ??= probe().finally(() => (inFlight = null));
       }
-      if (inFlight) await inFlight;
-      if (lastError) throw lastError;
+      if (inFlight) return inFlight.then(verdict);
+      verdict();
     },
   };
 }

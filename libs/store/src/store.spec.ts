@@ -89,15 +89,17 @@ test('the store check fails while etcd is stopped and recovers when it returns, 
   const check = storeHealthCheck(store, { now: () => t });
   try {
     await store.put('/survives', 'yes');
-    await expect(check.check()).resolves.toBeUndefined();
+    await expect(Promise.resolve(check.check())).resolves.toBeUndefined();
     await own.stop();
     t += 1000;
-    await expect(check.check()).rejects.toThrow(/^error getting data from store: /);
+    await expect(Promise.resolve().then(() => check.check())).rejects.toThrow(/^error getting data from store: /);
     await own.start();
     let healthy = false;
     for (let i = 0; i < 100 && !healthy; i++) {
       t += 1000;
-      healthy = await check.check().then(
+      healthy = await Promise.resolve()
+        .then(() => check.check())
+        .then(
         () => true,
         () => false,
       );
@@ -109,4 +111,21 @@ test('the store check fails while etcd is stopped and recovers when it returns, 
     await store.close();
     await own.destroy();
   }
+});
+
+test('the store check probes at most once per half timeout and answers from the last probe in between', async () => {
+  let pings = 0;
+  let failing = false;
+  const fake = { ping: async () => { pings++; if (failing) throw new Error('connection refused'); } } as unknown as Store;
+  let t = 0;
+  const check = storeHealthCheck(fake, { now: () => t, timeoutMs: 2000 });
+  await check.check();
+  failing = true;
+  t += 999;
+  expect(() => check.check()).not.toThrow(); // still the last (healthy) probe, answered synchronously
+  expect(pings).toBe(1);
+  t += 1;
+  await expect(Promise.resolve().then(() => check.check())).rejects.toThrow('error getting data from store: connection refused');
+  expect(() => check.check()).toThrow('error getting data from store: connection refused');
+  expect(pings).toBe(2);
 });
