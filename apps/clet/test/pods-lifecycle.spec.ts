@@ -378,3 +378,21 @@ test('the syncloop health check fails once the loop has not run for max(2 x sync
     await m.stop();
   }
 });
+
+test('termination messages come from the termination-log file, or from the log tail with FallbackToLogsOnError', async () => {
+  writeManifest('msgs', {
+    hostNetwork: true, restartPolicy: 'Never',
+    containers: [
+      sh('file', 'printf bye > /dev/termination-log; exit 3'),
+      sh('logs', 'seq 1 100; echo boom; exit 1', { terminationMessagePolicy: 'FallbackToLogsOnError' }),
+      sh('both', 'printf mine > /dev/termination-log; echo boom; exit 1', { terminationMessagePolicy: 'FallbackToLogsOnError' }),
+      sh('fine', 'echo ok', { terminationMessagePolicy: 'FallbackToLogsOnError' }),
+    ],
+  });
+  const pod = await waitFor('msgs Failed', () => podNamed('msgs-node1')?.status?.phase === 'Failed' && podNamed('msgs-node1'));
+  const msg = Object.fromEntries(pod.status!.containerStatuses!.map((c) => [c.name, c.state.terminated?.message]));
+  const lastLines = [...Array.from({ length: 79 }, (_, i) => String(i + 22)), 'boom', ''].join('\n'); // the last 80 lines
+  expect(msg).toEqual({ file: 'bye', logs: lastLines, both: 'mine', fine: undefined });
+  fs.rmSync(path.join(manifests, 'msgs.json'));
+  await waitFor('msgs gone', () => !podNamed('msgs-node1'));
+});

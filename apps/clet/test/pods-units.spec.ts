@@ -2,7 +2,9 @@
 // image references, variable expansion.
 import { decodeFilePod, decodeUrlPods } from '../src/pods/decode';
 import { Backoff } from '../src/pods/backoff';
-import { applyDefaultImageTag } from '../src/pods/image-puller';
+import type { CriClient, PodSandboxConfig } from '@cl/cri';
+import type { Pod } from '../src/pods/api-types';
+import { applyDefaultImageTag, ImagePuller } from '../src/pods/image-puller';
 import { linuxResources, parseQuantity } from '../src/pods/quantity';
 import { expandVars } from '../src/pods/runtime-spec';
 
@@ -110,4 +112,57 @@ describe('image references and $(VAR) expansion', () => {
   test.each([
     ['$(A) and $(B)', 'a and $(B)'], ['$$(A)', '$(A)'], ['$(A', '$(A'], ['x$(A)y', 'xay'],
   ])('%s -> %s', (s, out) => expect(expandVars(s, new Map([['A', 'a']]))).toBe(out));
+});
+
+describe('image pulls: --serialize-image-pulls, --registry-qps and --registry-burst', () => {
+  // A stand-in image service whose pulls finish only when the test releases them.
+  function fakeCri() {
+    const pending: (() => void)[] = [];
+    let active = 0;
+    let most = 0;
+    const started: string[] = [];
+    const cri = {
+      imageStatus: async () => null,
+      pullImage: (spec: { image: string }) => new Promise<string>((resolve) => {
+        started.push(spec.image);
+        most = Math.max(most, ++active);
+        pending.push(() => { active--; resolve(`sha256:${spec.image}`); });
+      }),
+    };
+    return { cri: cri as unknown as CriClient, pending, started, most: () => most };
+  }
+  const pod = { metadata: { uid: 'u', name: 'p', namespace: 'default' }, spec: { containers: [] } } as unknown as Pod;
+  const tick = () => new Promise((r) => setTimeout(r, 20));
+  const pullAll = (puller: ImagePuller, n: number) =>
+    Promise.all(Array.from({ length: n }, (_, i) => puller.ensureImage(pod, { name: `c${i}`, image: `img${i}:v1` }, {} as PodSandboxConfig)));
+
+  test.each([
+    [true, 1],
+    [false, 3],
+  ])('serialize=%s: at most %d pulls at once', async (serialize, expected) => {
+    const f = fakeCri();
+    const all = pullAll(new ImagePuller(f.cri, { serialize, qps: 0, burst: 0 }, () => undefined), 3);
+    while (f.started.length < 3 || f.pending.length) {
+      await tick();
+      f.pending.shift()?.();
+    }
+    expect(await all).toEqual(['sha256:img0:v1', 'sha256:img1:v1', 'sha256:img2:v1']);
+    expect(f.most()).toBe(expected);
+  });
+
+  test('a burst of 2 lets two pulls start at once; the third waits for a token at 1 per second', async () => {
+    jest.useFakeTimers();
+    try {
+      const f = fakeCri();
+      const all = pullAll(new ImagePuller(f.cri, { serialize: false, qps: 1, burst: 2 }, () => undefined), 3);
+      await jest.advanceTimersByTimeAsync(10);
+      expect(f.started).toEqual(['img0:v1', 'img1:v1']);
+      await jest.advanceTimersByTimeAsync(1000);
+      expect(f.started).toEqual(['img0:v1', 'img1:v1', 'img2:v1']);
+      for (const done of f.pending.splice(0)) done();
+      expect(await all).toHaveLength(3);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

@@ -4,17 +4,21 @@ import type { ContainerStatus as CriContainerStatus } from '@cl/cri';
 import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from './api-types';
 import { PodRuntimeState, PodSyncState, restartCountOf, shouldRestart } from './pod-runtime';
 import { LABEL_CONTAINER_NAME, qosClass } from './runtime-spec';
+import { terminationMessage } from './termination-message';
 
 function iso(ns: string): string | undefined {
   return nanosToDate(ns)?.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function terminated(c: CriContainerStatus, runtimeName: string): ContainerState {
+  // The runtime's message, then what the container left (upstream joins them with ": ").
+  const own = terminationMessage(c);
+  const message = [c.message, own].filter(Boolean).join(': ');
   return {
     terminated: {
       exitCode: c.exitCode,
       reason: c.reason || (c.exitCode === 0 ? 'Completed' : 'Error'),
-      ...(c.message ? { message: c.message } : {}),
+      ...(message ? { message } : {}),
       startedAt: iso(c.startedAt),
       finishedAt: iso(c.finishedAt),
       containerID: `${runtimeName}://${c.id}`,
