@@ -21,6 +21,8 @@ let tmp: string;
 let proc: CletProcess | undefined;
 let podLogDir = ''; // the binary's default podLogsDir is /var/log/pods (a config-file field only)
 let runonceLogDir = '';
+const containerIds: string[] = [];
+const hadContainersDir = fs.existsSync('/var/log/containers');
 
 beforeAll(async () => {
   ctd = await startContainerd();
@@ -33,6 +35,11 @@ afterAll(async () => {
   await proc?.stop();
   await ctd?.stop();
   for (const d of [podLogDir, runonceLogDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
+  // The binary links container logs into /var/log/containers (upstream's fixed path): remove ours.
+  for (const n of fs.existsSync('/var/log/containers') ? fs.readdirSync('/var/log/containers') : []) {
+    if (containerIds.some((id) => n.endsWith(`-${id}.log`))) fs.rmSync(path.join('/var/log/containers', n), { force: true });
+  }
+  if (!hadContainersDir && fs.existsSync('/var/log/containers') && fs.readdirSync('/var/log/containers').length === 0) fs.rmdirSync('/var/log/containers');
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -84,6 +91,8 @@ test('a manifest runs, /pods reports it, a broken manifest is logged, and a rest
   expect(health.body).toContain('[+]syncloop ok\n');
   const containerID = pod.status.containerStatuses![0].containerID;
   expect(containerID).toMatch(/^containerd:\/\//);
+  containerIds.push(containerID!.slice('containerd://'.length));
+  expect(fs.readlinkSync(`/var/log/containers/web-node1_default_c-${containerIds[0]}.log`)).toBe(path.join(podLogDir, 'c', '0.log'));
 
   expect(await proc.stop()).toBe(0);
   // Shutdown leaves the container running.
@@ -117,6 +126,7 @@ test('--runonce runs the pods, logs each result and exits 0 with the containers 
     const running = await crictl.listContainers({ labelSelector: { 'io.kubernetes.pod.name': 'once-node1' }, state: { state: 'CONTAINER_RUNNING' } });
     expect(running).toHaveLength(1);
     runonceLogDir = path.join('/var/log/pods', `default_once-node1_${running[0].labels['io.kubernetes.pod.uid']}`);
+    containerIds.push(running[0].id);
   } finally {
     crictl.close();
   }

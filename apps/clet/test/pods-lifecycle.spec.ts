@@ -60,11 +60,12 @@ function managerOptions(config: Partial<CletConfiguration> = {}, extra: Partial<
       containerLogMaxSize: '4Ki', containerLogMaxFiles: 3, containerLogMonitorInterval: '300ms',
       // Any use above 1% of the image filesystem triggers image GC down to 0%: every unused image goes.
       imageGCHighThresholdPercent: 1, imageGCLowThresholdPercent: 0, imageMinimumGCAge: '0s',
-      maxPods: 110, podLogsDir: path.join(tmp, 'pod-logs'), runOnce: false, resolvConf: '/etc/resolv.conf', clusterDNS: [], clusterDomain: '',
+      maxPods: 110, podLogsDir: path.join(tmp, 'pod-logs'), runOnce: false, resolvConf: path.join(tmp, 'resolv.conf'),
+      clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local',
       ...config,
     } as CletConfiguration,
     nodeName: 'node1', log: (l) => logs.push(l), rootDir: path.join(tmp, 'root'), nodeIP: '127.0.0.1',
-    podInfraContainerImage: images.pause,
+    podInfraContainerImage: images.pause, containerLogsDir: path.join(tmp, 'manager-containers'),
     // GC runs only where a test asks for it, so the container GC table owns its containers and the
     // busybox image is not collected while no pod uses it.
     containerGCPeriodMs: 3_600_000, imageGCPeriodMs: 3_600_000,
@@ -81,6 +82,7 @@ beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-pods-life-'));
   manifests = path.join(tmp, 'manifests');
   fs.mkdirSync(manifests);
+  fs.writeFileSync(path.join(tmp, 'resolv.conf'), '# the node\nnameserver 192.0.2.53\nsearch corp.example\noptions timeout:2\n');
   mgr = createPodManager(managerOptions());
   await mgr.start();
 });
@@ -103,6 +105,9 @@ async function sandbox(uid: string, logDir: string): Promise<{ id: string; confi
   return { id: await cri.runPodSandbox(config), config };
 }
 
+const containersDir = () => path.join(tmp, 'containers');
+const legacyLink = (sb: PodSandboxConfig, name: string, id: string) => path.join(containersDir(), `${sb.metadata.name}_default_${name}-${id}.log`);
+
 /** Runs `name` to completion `n` times in the sandbox; returns the container IDs, oldest first. */
 async function deadInstances(sb: { id: string; config: PodSandboxConfig }, uid: string, name: string, n: number): Promise<string[]> {
   const ids: string[] = [];
@@ -114,6 +119,9 @@ async function deadInstances(sb: { id: string; config: PodSandboxConfig }, uid: 
     }, sb.config);
     await cri.startContainer(id);
     await waitFor(`${name} exited`, async () => (await cri.containerStatus(id)).state === 'CONTAINER_EXITED');
+    // The legacy symlink the agent would have made.
+    fs.mkdirSync(containersDir(), { recursive: true });
+    fs.symlinkSync(path.join(sb.config.logDirectory!, name, `${attempt}.log`), legacyLink(sb.config, name, id));
     ids.push(id);
   }
   return ids;
@@ -139,7 +147,12 @@ test.each([
   const g = await deadInstances(sbGone, gone, 'g', 1);
   await cri.stopPodSandbox(sbGone.id);
 
-  const removed = await collectContainers(cri, policy, (uid) => uid === live, (l) => logs.push(l), logRoot);
+  // A dangling link of a container that no longer exists.
+  fs.mkdirSync(containersDir(), { recursive: true });
+  const dangling = path.join(containersDir(), `old_default_x-${'f'.repeat(64)}.log`);
+  fs.symlinkSync(path.join(tmp, 'nowhere.log'), dangling);
+
+  const removed = await collectContainers(cri, policy, (uid) => uid === live, (l) => logs.push(l), { podLogsDir: logRoot, containerLogsDir: containersDir() });
 
   const left = new Set((await cri.listContainers()).map((c) => c.id));
   // The newest instances are the ones kept.
@@ -150,8 +163,13 @@ test.each([
   expect(removed.containers).toHaveLength(3 - keptA + 2 - keptB + (expectGone ? 1 : 0));
   // Removed containers take their log files with them; a deleted pod's sandbox and log directory go too.
   for (const [name, ids] of [['a', a], ['b', b]] as const) {
-    ids.forEach((id, attempt) => expect(fs.existsSync(path.join(sbLive.config.logDirectory!, name, `${attempt}.log`))).toBe(left.has(id)));
+    ids.forEach((id, attempt) => {
+      expect(fs.existsSync(path.join(sbLive.config.logDirectory!, name, `${attempt}.log`))).toBe(left.has(id));
+      expect(fs.existsSync(legacyLink(sbLive.config, name, id))).toBe(left.has(id)); // the symlink with it
+    });
   }
+  expect(fs.existsSync(legacyLink(sbGone.config, 'g', g[0]))).toBe(!expectGone);
+  expect(fs.readdirSync(containersDir())).not.toContain(path.basename(dangling));
   const sandboxes = new Set((await cri.listPodSandbox()).map((s) => s.id));
   expect(sandboxes.has(sbLive.id)).toBe(true);
   expect(sandboxes.has(sbGone.id)).toBe(!expectGone);
@@ -159,6 +177,7 @@ test.each([
   expect(fs.existsSync(sbLive.config.logDirectory!)).toBe(true);
 
   for (const id of [...a, ...b, ...g]) if (left.has(id)) await cri.removeContainer(id);
+  fs.rmSync(containersDir(), { recursive: true, force: true });
   for (const sb of [sbLive, sbGone]) {
     await cri.stopPodSandbox(sb.id).catch(() => undefined);
     await cri.removePodSandbox(sb.id).catch(() => undefined);
@@ -395,4 +414,31 @@ test('termination messages come from the termination-log file, or from the log t
   expect(msg).toEqual({ file: 'bye', logs: lastLines, both: 'mine', fine: undefined });
   fs.rmSync(path.join(manifests, 'msgs.json'));
   await waitFor('msgs gone', () => !podNamed('msgs-node1'));
+});
+
+test('DNS, /etc/hosts and hostname: ClusterFirst uses --cluster-dns; host-network pods fall back to --resolv-conf', async () => {
+  const script = 'cat /etc/resolv.conf; echo ---; cat /etc/hosts; echo ---; hostname';
+  writeManifest('dns', { restartPolicy: 'Never', containers: [sh('c', script)] });
+  writeManifest('hostdns', { restartPolicy: 'Never', hostNetwork: true, containers: [sh('c', 'cat /etc/resolv.conf')] });
+  const out = async (name: string) => {
+    const pod = await waitFor(`${name} done`, () => podNamed(`${name}-node1`)?.status?.phase === 'Succeeded' && podNamed(`${name}-node1`));
+    const log = fs.readFileSync(path.join(tmp, 'pod-logs', `default_${name}-node1_${pod.metadata.uid}`, 'c', '0.log'), 'utf8');
+    return { pod, text: log.split('\n').filter(Boolean).map((l) => l.split(' ').slice(3).join(' ')).join('\n') };
+  };
+  const dns = await out('dns');
+  const ip = dns.pod.status!.podIP!;
+  expect(ip).toMatch(/^10\./);
+  const [resolv, hosts, hostname] = dns.text.split('\n---\n');
+  // The runtime writes the file (containerd puts search first); the lines are what the agent asked for.
+  const dnsLines = (t: string) => t.split('\n').filter((l) => /^(nameserver|search|options)/.test(l)).sort();
+  expect(dnsLines(resolv)).toEqual([
+    'nameserver 10.96.0.10', 'options ndots:5', 'search default.svc.cluster.local svc.cluster.local cluster.local corp.example',
+  ]);
+  expect(hosts).toBe(['# Kubernetes-managed hosts file.', '127.0.0.1\tlocalhost', '::1\tlocalhost ip6-localhost ip6-loopback',
+    'fe00::0\tip6-localnet', 'fe00::0\tip6-mcastprefix', 'fe00::1\tip6-allnodes', 'fe00::2\tip6-allrouters', `${ip}\tdns-node1`].join('\n'));
+  expect(hostname).toBe('dns-node1');
+  const host = await out('hostdns');
+  expect(dnsLines(host.text)).toEqual(['nameserver 192.0.2.53', 'options timeout:2', 'search corp.example']);
+  for (const n of ['dns', 'hostdns']) fs.rmSync(path.join(manifests, `${n}.json`));
+  await waitFor('dns gone', () => !podNamed('dns-node1') && !podNamed('hostdns-node1'));
 });

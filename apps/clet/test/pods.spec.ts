@@ -38,7 +38,10 @@ function config(extra: Partial<CletConfiguration> = {}): CletConfiguration {
 }
 
 function options(extra: Partial<PodManagerOptions> = {}): PodManagerOptions {
-  return { config: config(), nodeName: 'node1', log: (l) => logs.push(l), rootDir: path.join(tmp, 'root'), nodeIP: '127.0.0.1', containerGCPeriodMs: 1000, ...extra };
+  return {
+    config: config(), nodeName: 'node1', log: (l) => logs.push(l), rootDir: path.join(tmp, 'root'), nodeIP: '127.0.0.1', containerGCPeriodMs: 1000,
+    containerLogsDir: path.join(tmp, 'containers'), ...extra,
+  };
 }
 
 async function waitFor<T>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
@@ -141,6 +144,8 @@ test('a manifest becomes a running pod with upstream names, UID, annotations, la
   expect(st.annotations['io.kubernetes.container.hash']).toMatch(/^[0-9a-f]+$/);
   const logDir = path.join(tmp, 'pod-logs', `default_web-node1_${pod.metadata.uid}`);
   expect(st.logPath).toBe(path.join(logDir, 'c/0.log'));
+  // The legacy symlink log shippers read.
+  expect(fs.readlinkSync(path.join(tmp, 'containers', `web-node1_default_c-${st.id}.log`))).toBe(st.logPath);
   const out = await waitFor('host file', () => fs.existsSync(path.join(tmp, 'hostdir/out')) && fs.readFileSync(path.join(tmp, 'hostdir/out'), 'utf8'));
   expect(out).toBe('hello world from /tmp in web-node1\n');
   expect(fs.readFileSync(st.logPath, 'utf8')).toMatch(/ stdout F hello world from \/tmp in web-node1\n/);

@@ -6,7 +6,7 @@ import * as zlib from 'node:zlib';
 import { nanosToDate } from '@cl/cri';
 import type { Container as CriContainer, CriClient } from '@cl/cri';
 import { logLine } from './log';
-import { LABEL_CONTAINER_NAME, LABEL_POD_UID } from './runtime-spec';
+import { LABEL_CONTAINER_NAME, LABEL_POD_UID, containerIdOfLegacySymlink } from './runtime-spec';
 
 export interface ContainerGCPolicy {
   /** Minimum age of a dead container before removal (ms). */
@@ -19,8 +19,15 @@ export interface ContainerGCPolicy {
 
 const createdMs = (c: { createdAt: string }) => nanosToDate(c.createdAt)?.getTime() ?? 0;
 
-/** Removes a container and its log files (current and rotated), as upstream's removeContainer does. */
-async function removeContainerAndLogs(cri: CriClient, id: string): Promise<void> {
+/** Removes a container, its log files (current and rotated) and legacy symlinks, as upstream's removeContainer. */
+async function removeContainerAndLogs(cri: CriClient, id: string, containerLogsDir: string | undefined): Promise<void> {
+  if (containerLogsDir) {
+    let links: string[] = [];
+    try {
+      links = fs.readdirSync(containerLogsDir).filter((n) => containerIdOfLegacySymlink(n) === id);
+    } catch { /* no directory yet */ }
+    for (const n of links) fs.rmSync(path.join(containerLogsDir, n), { force: true });
+  }
   let logPath = '';
   try {
     logPath = (await cri.containerStatus(id)).logPath;
@@ -45,8 +52,16 @@ async function removeContainerAndLogs(cri: CriClient, id: string): Promise<void>
  * not-ready sandboxes without containers (keeping the newest of a desired pod) and, for pods no longer
  * desired, their log directories under podLogsDir. Returns what it removed.
  */
+export interface GCDirectories {
+  /** Pod log directories of pods no longer desired are removed (give it only once all sources are ready). */
+  podLogsDir?: string;
+  /** Legacy log symlinks of removed containers, and dangling ones of exited containers, are removed. */
+  containerLogsDir?: string;
+}
+
 export async function collectContainers(cri: CriClient, policy: ContainerGCPolicy, isDesired: (uid: string) => boolean,
-  log: (l: string) => void, podLogsDir?: string): Promise<{ containers: string[]; sandboxes: string[]; logDirs: string[] }> {
+  log: (l: string) => void, dirs: GCDirectories = {}): Promise<{ containers: string[]; sandboxes: string[]; logDirs: string[] }> {
+  const { podLogsDir, containerLogsDir } = dirs;
   const removed = { containers: [] as string[], sandboxes: [] as string[], logDirs: [] as string[] };
   const now = Date.now();
   const all = await cri.listContainers();
@@ -78,7 +93,7 @@ export async function collectContainers(cri: CriClient, policy: ContainerGCPolic
   }
   for (const c of toRemove) {
     try {
-      await removeContainerAndLogs(cri, c.id);
+      await removeContainerAndLogs(cri, c.id, containerLogsDir);
       removed.containers.push(c.id);
     } catch (e) {
       log(logLine('Failed to remove container', { containerID: c.id, err: (e as Error).message }));
@@ -126,7 +141,36 @@ export async function collectContainers(cri: CriClient, policy: ContainerGCPolic
       }
     }
   }
+  if (containerLogsDir) await removeDanglingSymlinks(cri, containerLogsDir, log);
   return removed;
+}
+
+/**
+ * Dangling legacy symlinks (their log file is gone) are removed unless their container still runs:
+ * during a rotation the link dangles for a moment and must survive it.
+ */
+async function removeDanglingSymlinks(cri: CriClient, dir: string, log: (l: string) => void): Promise<void> {
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith('.log'));
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const link = path.join(dir, n);
+    if (fs.existsSync(link)) continue; // the target exists
+    const id = containerIdOfLegacySymlink(n);
+    if (id) {
+      try {
+        if ((await cri.containerStatus(id)).state !== 'CONTAINER_EXITED') continue;
+      } catch { /* container gone: the link goes */ }
+    }
+    try {
+      fs.rmSync(link, { force: true });
+    } catch (e) {
+      log(logLine('Failed to remove container log dead symlink', { path: link, err: (e as Error).message }));
+    }
+  }
 }
 
 export interface ImageGCPolicy { highThresholdPercent: number; lowThresholdPercent: number; minAgeMs: number; pinnedImages: string[] }

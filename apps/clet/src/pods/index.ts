@@ -17,6 +17,7 @@ import { CriPodManager } from './pod-manager';
  *   image itself is the runtime's choice (containerd's `sandbox_image`), as in upstream 1.33.
  * - `minimumContainerTTLDuration` (ms, `--minimum-container-ttl-duration`, default 0),
  *   `maximumDeadContainersPerContainer` (default 1), `maximumDeadContainers` (default -1): container GC.
+ * - `containerLogsDir` (default /var/log/containers, upstream's fixed legacy log symlink directory).
  * - `nodeIP` (`--node-ip`): host IP in pod status and the pod IP of host-network pods; default the first
  *   non-loopback IPv4 address.
  * Tuning knobs for tests (upstream constants when absent): relistPeriodMs (1s), housekeepingPeriodMs (2s),
@@ -35,6 +36,7 @@ export interface PodManagerOptions {
   maximumDeadContainersPerContainer?: number;
   maximumDeadContainers?: number;
   nodeIP?: string;
+  containerLogsDir?: string;
   relistPeriodMs?: number;
   housekeepingPeriodMs?: number;
   containerGCPeriodMs?: number;

@@ -60,6 +60,7 @@ export class CriPodManager implements PodManager {
     this.lastSyncLoop = this.now();
     this.ctx = {
       podLogsDir: this.config.podLogsDir || '/var/log/pods',
+      containerLogsDir: opts.containerLogsDir ?? '/var/log/containers',
       rootDir: opts.rootDir ?? '/var/lib/clet',
       resolvConf: this.config.resolvConf ?? '/etc/resolv.conf',
       clusterDNS: this.config.clusterDNS ?? [],
@@ -230,7 +231,10 @@ export class CriPodManager implements PodManager {
   }
 
   private updateStatus(entry: Entry, st: PodRuntimeState): void {
+    const prev = entry.status;
     entry.status = podStatus(entry.pod, st, entry.ss, { nodeIP: this.nodeIP, runtimeName: this.runtimeName });
+    // A stopped sandbox reports no IP; upstream keeps the last known pod IPs in the status.
+    if (!entry.status.podIP && prev?.podIP) Object.assign(entry.status, { podIP: prev.podIP, podIPs: prev.podIPs });
     this.fingerprints.set(entry.pod.metadata.uid!, fingerprint(st.sandboxes, st.containers));
   }
 
@@ -279,7 +283,10 @@ export class CriPodManager implements PodManager {
       minAgeMs: this.opts.minimumContainerTTLDuration ?? 0,
       maxPerPodContainer: this.opts.maximumDeadContainersPerContainer ?? 1,
       maxContainers: this.opts.maximumDeadContainers ?? -1,
-    }, (uid) => !ready || this.entries.has(uid), this.log, ready ? this.ctx.podLogsDir : undefined);
+    }, (uid) => !ready || this.entries.has(uid), this.log, {
+      containerLogsDir: this.ctx.containerLogsDir,
+      ...(ready ? { podLogsDir: this.ctx.podLogsDir } : {}),
+    });
     this.runtime!.backoff.gc();
   }
 

@@ -2,6 +2,7 @@
 // (upstream SyncPod / computePodActions), and kill it. Stateless about the pod apart from PodSyncState,
 // so a restarted agent adopts whatever it finds by the io.kubernetes.pod.uid label.
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { CriError, nanosToDate } from '@cl/cri';
 import type { ContainerStatus as CriContainerStatus, CriClient, PodSandbox, PodSandboxConfig } from '@cl/cri';
 import { formatDuration } from '@cl/flags';
@@ -11,7 +12,7 @@ import { ImageError, ImagePuller } from './image-puller';
 import { logLine } from './log';
 import {
   ANN_CONTAINER_HASH, ANN_RESTART_COUNT, LABEL_CONTAINER_NAME, LABEL_POD_UID, RuntimeSpecContext, containerConfig,
-  containerHash, podLogDir, prepareVolumes, sandboxConfig,
+  containerHash, legacyLogSymlink, podLogDir, prepareVolumes, sandboxConfig,
 } from './runtime-spec';
 
 /** What the runtime holds for one pod; sandboxes and containers newest first. */
@@ -306,6 +307,24 @@ export class PodRuntime {
     } catch (e) {
       ss.waiting.set(c.name, { reason: 'RunContainerError', message: (e as Error).message });
       this.log(logLine('Failed to start container', { pod: pod.metadata.name, container: c.name, err: (e as Error).message }));
+      return;
+    }
+    this.linkLegacyLog(pod, c, id, restartCount);
+  }
+
+  /**
+   * The legacy symlink for log shippers, as upstream makes it after StartContainer: only when the log
+   * file exists (a dangling link would only wait for GC); failure is logged, never fatal.
+   */
+  private linkLegacyLog(pod: Pod, c: Container, id: string, restartCount: number): void {
+    const target = path.join(podLogDir(this.ctx, pod), c.name, `${restartCount}.log`);
+    const link = legacyLogSymlink(this.ctx.containerLogsDir, pod.metadata.name!, pod.metadata.namespace!, c.name, id);
+    try {
+      if (!fs.existsSync(target)) return;
+      fs.mkdirSync(this.ctx.containerLogsDir, { recursive: true, mode: 0o755 });
+      fs.symlinkSync(target, link);
+    } catch (e) {
+      this.log(logLine('Failed to create legacy symbolic link', { path: link, containerID: id, containerLogPath: target, err: (e as Error).message }));
     }
   }
 

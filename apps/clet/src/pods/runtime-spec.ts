@@ -21,6 +21,8 @@ export const ANN_PORTS = 'io.kubernetes.container.ports';
 
 export interface RuntimeSpecContext {
   podLogsDir: string;
+  /** Where the legacy `<pod>_<namespace>_<container>-<id>.log` symlinks go (upstream /var/log/containers). */
+  containerLogsDir: string;
   rootDir: string;
   resolvConf: string;
   clusterDNS: string[];
@@ -34,6 +36,22 @@ export function podFullName(pod: Pod): string {
 
 export function podLogDir(ctx: RuntimeSpecContext, pod: Pod): string {
   return path.join(ctx.podLogsDir, `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`);
+}
+
+const LEGACY_LOG_SUFFIX = '.log';
+const MAX_LOG_FILENAME = 255;
+
+/** The legacy symlink path of a container's log, cut to a 255-byte file name as upstream does. */
+export function legacyLogSymlink(containersDir: string, podName: string, namespace: string, containerName: string, containerId: string): string {
+  const name = `${podName}_${namespace}_${containerName}-${containerId}`.slice(0, MAX_LOG_FILENAME - LEGACY_LOG_SUFFIX.length);
+  return path.join(containersDir, name + LEGACY_LOG_SUFFIX);
+}
+
+/** The container ID in a legacy symlink's name (what follows the last '-'), or '' when there is none. */
+export function containerIdOfLegacySymlink(file: string): string {
+  const base = path.basename(file, LEGACY_LOG_SUFFIX);
+  const i = base.lastIndexOf('-');
+  return i < 0 ? '' : base.slice(i + 1);
 }
 
 export function podDir(ctx: RuntimeSpecContext, uid: string): string {
