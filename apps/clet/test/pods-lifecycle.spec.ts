@@ -442,3 +442,25 @@ test('DNS, /etc/hosts and hostname: ClusterFirst uses --cluster-dns; host-networ
   for (const n of ['dns', 'hostdns']) fs.rmSync(path.join(manifests, `${n}.json`));
   await waitFor('dns gone', () => !podNamed('dns-node1') && !podNamed('hostdns-node1'));
 });
+
+test('--pod-manifest-path naming one YAML file runs that pod; removing the file stops it', async () => {
+  const file = path.join(tmp, 'single.yaml');
+  fs.writeFileSync(file, [
+    'apiVersion: v1', 'kind: Pod', 'metadata:', '  name: single', '  namespace: kube-system', 'spec:', '  hostNetwork: true',
+    '  terminationGracePeriodSeconds: 2', '  containers:', '  - name: c', `    image: ${images.busybox}`, '    imagePullPolicy: IfNotPresent',
+    `    command: [sh, -c, '${sleepForever}']`, '',
+  ].join('\n'));
+  const own: string[] = [];
+  const m = createPodManager(managerOptions({ staticPodPath: file }, { log: (l) => own.push(l) }));
+  await m.start();
+  try {
+    const pod = await waitFor('single running', () => (m.pods() as Pod[]).find((p) => p.metadata.name === 'single-node1' && p.status?.phase === 'Running'));
+    expect(pod.metadata.namespace).toBe('kube-system');
+    fs.rmSync(file);
+    await waitFor('missing path logged', () => own.some((l) => l === `"Unable to read config path" err="path does not exist, ignoring" path="${file}"`));
+    await waitFor('single stopped', async () => (m.pods() as Pod[]).length === 0
+      && (await cri.listContainers({ labelSelector: { [UID]: pod.metadata.uid! } })).every((c) => c.state === 'CONTAINER_EXITED'));
+  } finally {
+    await m.stop();
+  }
+});
