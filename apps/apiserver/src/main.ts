@@ -37,16 +37,20 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`Kubernetes ${versionInfo().gitVersion}\n`);
     return 0;
   }
-  const config = cl.errors.length === 0 ? loadConfigFiles(cl.options.values, cl.options.explicit) : { files: {}, errors: [] };
-  const errors = [...cl.errors, ...config.errors];
-  if (errors.length > 0) {
-    for (const e of errors) process.stderr.write(`Error: ${e}\n`);
-    if (cl.errors.length > 0) process.stderr.write(`Run 'apiserver --help' for usage.\n`);
+  if (cl.syntaxErrors.length > 0) {
+    for (const e of cl.syntaxErrors) process.stderr.write(`Error: ${e}\n`);
+    process.stderr.write(`Run 'apiserver --help' for usage.\n`);
     return 1;
   }
+  // Every configuration problem is collected before anything starts: option validation (with the authorization
+  // file), the files of this module, then the authentication and authorization set-ups, each attempted even
+  // when an earlier one failed.
+  const optionErrors = cl.errors.length;
+  const config = loadConfigFiles(cl.options.values, cl.options.explicit);
+  const errors = [...cl.errors, ...config.errors];
   const log = createLogger({ verbosity: cl.options.verbosity });
-  let egress;
-  let tracing;
+  let egress = createEgressSelector();
+  let tracing = createTracing(undefined, { serviceName: 'apiserver' });
   try {
     // The span exporter dials through its own selector (it cannot trace its own dials); every other outbound
     // connection uses a selector that records `Proxy via ...` spans and the egress dial metrics.
@@ -54,10 +58,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     tracing = createTracing(config.files.tracing, { serviceName: 'apiserver', egress: createEgressSelector(config.files.egress).dialerFor('controlplane') });
     egress = createEgressSelector(config.files.egress, { tracer: tracing.enabled ? tracing.tracer : undefined, registry: metricsRegistry });
   } catch (e) {
-    process.stderr.write(`Error: ${(e as Error).message}\n`);
-    return 1;
+    errors.push((e as Error).message);
   }
-  let authn;
+  let authn: ReturnType<typeof buildAuthentication> | undefined;
   try {
     authn = buildAuthentication({
       authenticationConfig: (cl.options.values['authentication-config'] as string) || undefined,
@@ -66,16 +69,22 @@ export async function main(argv: readonly string[]): Promise<number> {
       log,
     });
   } catch (e) {
-    const lines = e instanceof AuthenticationSetupError ? e.errors : [(e as Error).message];
-    for (const l of lines) process.stderr.write(`Error: ${l}\n`);
-    return 1;
+    errors.push(...(e instanceof AuthenticationSetupError ? e.errors : [(e as Error).message]));
   }
-  let authz;
-  try {
-    authz = buildAuthorization(cl.options.authorization, { egress, log });
-  } catch (e) {
-    authn.close();
-    process.stderr.write(`Error: ${(e as Error).message}\n`);
+  let authz: ReturnType<typeof buildAuthorization> | undefined;
+  // Invalid authorization options were reported by validation already; building would report them again.
+  if (optionErrors === 0) {
+    try {
+      authz = buildAuthorization(cl.options.authorization, { egress, log });
+    } catch (e) {
+      errors.push((e as Error).message);
+    }
+  }
+  if (errors.length > 0 || !authn || !authz) {
+    authn?.close();
+    await authz?.close();
+    await tracing.shutdown();
+    for (const e of errors) process.stderr.write(`Error: ${e}\n`);
     return 1;
   }
   const authentication = authn;

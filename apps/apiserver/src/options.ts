@@ -65,7 +65,10 @@ export interface ParsedCommandLine {
   options: ApiserverOptions;
   help: boolean;
   version: boolean;
+  /** Every problem: syntax errors first, then option validation. */
   errors: string[];
+  /** Unknown flags, unparsable values, stray arguments: nothing else is checked when there are any. */
+  syntaxErrors: string[];
   warnings: string[];
 }
 
@@ -95,10 +98,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     values: v,
     explicit: r.explicit,
   };
-  const errors = [...r.errors];
-  if (r.args.length > 0) errors.push(`unknown command ${JSON.stringify(r.args[0])} for "apiserver"`);
-  if (r.errors.length === 0) errors.push(...validateOptions(options), ...validateAuthorizationOptions(options.authorization, r.explicit));
-  return { options, help: v['help'] as boolean, version: v['version'] as boolean, errors, warnings: r.warnings };
+  const syntaxErrors = [...r.errors];
+  if (r.args.length > 0) syntaxErrors.push(`unknown command ${JSON.stringify(r.args[0])} for "apiserver"`);
+  const errors = [...syntaxErrors];
+  if (syntaxErrors.length === 0) errors.push(...validateOptions(options), ...validateAuthorizationOptions(options.authorization, r.explicit));
+  return { options, help: v['help'] as boolean, version: v['version'] as boolean, errors, syntaxErrors, warnings: r.warnings };
 }
 
 /** Upstream's option validation, every message at once. */

@@ -83,3 +83,19 @@ test('valid admission, egress and tracing files start the server; the admission 
     await api.cleanup();
   }
 });
+
+test('errors of every configuration file are listed together, authentication and authorization included', () => {
+  const egress = file('egress-bad2.yaml', 'apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: nodes\n  connection:\n    proxyProtocol: Direct\n');
+  const authn = file(
+    'authn-bad.yaml',
+    'apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthenticationConfiguration\njwt:\n- issuer:\n    url: http://not-https.example\n    audiences: [a]\n  claimMappings:\n    username:\n      claim: sub\n',
+  );
+  const authz = file('authz-bad.yaml', 'apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: Webhook\n  name: w\n  webhook:\n    timeout: 45s\n');
+  const r = run([`--egress-selector-config-file=${egress}`, `--authentication-config=${authn}`, `--authorization-config=${authz}`]);
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain('Unsupported value: "nodes"');
+  expect(r.stderr).toContain('jwt[0].issuer.url: Invalid value: "http://not-https.example": URL scheme must be https');
+  expect(r.stderr).toContain('jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is set');
+  // Upstream reports webhook fields on the authorizer's own path (config-validation.md §4.2).
+  expect(r.stderr).toContain(`${authz}: authorizers[0].timeout: Invalid value: "45s": must be > 0s and <= 30s`);
+});
