@@ -9,13 +9,14 @@ import { createServer as createHttpsServer, request as httpsRequest, type Server
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { createCA, issueClientCert, issueServingCert, type PemPair } from '@cl/pki';
 // tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { ensureTestImages, startContainerd, type PrivateContainerd } from '../../../tools/containerd/harness';
 import { freePort, get, startClet, type CletProcess, type RequestOptions } from './clet-harness';
+import { startExecProxy } from './debug-exec-proxy';
 import { wsRequest } from './debug-ws';
 
 jest.setTimeout(120_000);
@@ -265,6 +266,25 @@ describe('/run, /exec, /attach, /portForward', () => {
     expect(await get(`${base}/exec/default/${POD}/printer?command=ls`, asAlice())).toMatchObject({ status: 400, body: 'you must specify at least 1 of stdin, stdout, stderr' });
     expect(await get(`${base}/exec/default/${POD}/nope?command=ls&stdout=1`, asAlice())).toMatchObject({ status: 500, body: 'container not found ("nope")' });
     expect(await wsRequest(`${base}/exec/default/nope/printer?command=ls&stdout=1`, asAlice())).toMatchObject({ status: 404, body: 'pod does not exist' });
+  });
+
+  test('kubectl 1.33 exec reaches the container through an API-server-like proxy and the node agent', async () => {
+    const proxy = await startExecProxy(base, alice.certPem, alice.keyPem);
+    try {
+      const kc = join(tmp, 'kubectl-exec.yaml');
+      writeFileSync(
+        kc,
+        `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "http://127.0.0.1:${(proxy.address() as AddressInfo).port}"}\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: c\n  context: {cluster: c, user: u, namespace: default}\ncurrent-context: c\n`,
+      );
+      const out = await new Promise<string>((resolve, reject) =>
+        execFile(KUBECTL, ['--kubeconfig', kc, 'exec', POD, '-c', 'printer', '--', 'sh', '-c', 'echo from-kubectl; echo to-stderr >&2'], (err, stdout, stderr) =>
+          err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout + '|' + stderr),
+        ),
+      );
+      expect(out).toBe('from-kubectl\n|to-stderr\n');
+    } finally {
+      await new Promise((r) => proxy.close(r));
+    }
   });
 
   test('attach streams the running container output', async () => {
