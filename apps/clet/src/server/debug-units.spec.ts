@@ -1,10 +1,10 @@
 // Table tests of the pure parts behind the debugging endpoints: CRI log lines, tail offsets, PodLogOptions
 // query decoding, which container's logs a status points at, and the Prometheus text rendering.
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fixedNanoTime, parseCriLine, tailStart } from './cri-log-reader';
+import { fixedNanoTime, parseCriLine, readCriLog, tailStart } from './cri-log-reader';
 import { parsePodLogQuery, readOptions } from './container-logs';
 import { logContainerId, type PodView } from './pod-lookup';
 import { renderFamilies } from './resource-metrics';
@@ -112,4 +112,40 @@ test('Prometheus text: families sorted, labels sorted and escaped, empty familie
     { name: 'c_empty', help: 'C.', type: 'gauge', samples: [] },
   ]);
   expect(text).toBe('# HELP a_bytes A.\n# TYPE a_bytes gauge\na_bytes 3\n# HELP b_total B.\n# TYPE b_total counter\nb_total{a="x\\"y\\\\",z="1"} 0.5 1000\n');
+});
+
+describe('readCriLog follow', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clet-follow-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('reads new lines, reopens a rotated file from its start, and ends once the container stopped', async () => {
+    const file = join(dir, '0.log');
+    const entry = (s: string) => `2026-01-02T03:04:05.000000001Z stdout F ${s}\n`;
+    writeFileSync(file, entry('one'));
+    let out = '';
+    let running = true;
+    const seen = (s: string) => new Promise<void>((resolve) => {
+      const t = setInterval(() => out.includes(s) && (clearInterval(t), resolve()), 20);
+    });
+    const done = readCriLog(
+      file,
+      { follow: true, timestamps: false },
+      { closed: false, write: async (b) => void (out += b.toString()) },
+      async () => running,
+      new AbortController().signal,
+    );
+    await seen('one\n');
+    // A partial (P) entry continues in the next one; a line cut at the end of the file waits for its newline.
+    appendFileSync(file, entry('two') + '2026-01-02T03:04:05Z stdout P par');
+    await seen('two\n');
+    appendFileSync(file, '\n2026-01-02T03:04:06Z stdout F tial\n');
+    await seen('partial\n');
+    // Rotation: the runtime renames the file and starts a new one at the same path.
+    renameSync(file, `${file}.20260102-030405`);
+    writeFileSync(file, entry('three'));
+    await seen('three\n');
+    running = false;
+    await done;
+    expect(out).toBe('one\ntwo\npartial\nthree\n');
+  });
 });
