@@ -166,3 +166,24 @@ describe('image pulls: --serialize-image-pulls, --registry-qps and --registry-bu
     }
   });
 });
+
+describe('image pull back-off', () => {
+  test('a failed pull is retried after 10s, then 20s; in between the image waits in ImagePullBackOff', async () => {
+    jest.useFakeTimers();
+    try {
+      let pulls = 0;
+      const cri = { imageStatus: async () => null, pullImage: async () => { pulls++; throw new Error('rpc error: code = Unknown desc = no route'); } };
+      const puller = new ImagePuller(cri as unknown as CriClient, { serialize: true, qps: 0, burst: 0 }, () => undefined);
+      const pod = { metadata: { uid: 'u', name: 'p', namespace: 'default' }, spec: { containers: [] } } as unknown as Pod;
+      const attempt = () => puller.ensureImage(pod, { name: 'c', image: 'x:v1' }, {} as PodSandboxConfig).catch((e: { reason: string }) => e.reason);
+      const seen: string[] = [];
+      for (const advance of [0, 9_000, 1_001, 19_000, 1_001]) {
+        jest.advanceTimersByTime(advance);
+        seen.push(`${await attempt()}/${pulls}`);
+      }
+      expect(seen).toEqual(['ErrImagePull/1', 'ImagePullBackOff/1', 'ErrImagePull/2', 'ImagePullBackOff/2', 'ErrImagePull/3']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});

@@ -13,6 +13,19 @@ export class Backoff {
     return this.now() - eventTime < e.backoffMs;
   }
 
+  /** True while less than the current back-off has passed from the last recorded retry to `eventTime` (image pulls). */
+  isInBackOffSinceUpdate(key: string, eventTime: number): boolean {
+    const e = this.entries.get(key);
+    if (!e) return false;
+    if (eventTime - e.lastUpdate > 2 * this.maxMs) return false;
+    return eventTime - e.lastUpdate < e.backoffMs;
+  }
+
+  /** When `key` last recorded a retry (ms since epoch; 0 when none). */
+  lastUpdate(key: string): number {
+    return this.entries.get(key)?.lastUpdate ?? 0;
+  }
+
   /** Current back-off of `key` in ms (0 when none). */
   get(key: string): number {
     return this.entries.get(key)?.backoffMs ?? 0;

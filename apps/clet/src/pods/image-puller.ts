@@ -5,12 +5,19 @@ import { formatDuration } from '@cl/flags';
 import type { Container, Pod } from './api-types';
 import { Backoff } from './backoff';
 
-/** A failed image step: `reason` becomes the container's waiting reason. */
+/**
+ * A failed image step: `reason` becomes the container's waiting reason; `retryAt` (ms since epoch, 0
+ * for never) is when another sync is worth it.
+ */
 export class ImageError extends Error {
-  constructor(readonly reason: 'ErrImagePull' | 'ImagePullBackOff' | 'ErrImageNeverPull' | 'InvalidImageName', message: string) {
+  constructor(readonly reason: 'ErrImagePull' | 'ImagePullBackOff' | 'ErrImageNeverPull' | 'InvalidImageName', message: string,
+    readonly retryAt = 0) {
     super(message);
   }
 }
+
+/** After a failed pull the pod is synced again this soon, to show ImagePullBackOff while it lasts. */
+const AFTER_PULL_ERROR_MS = 1000;
 
 /** Appends `:latest` when the reference has neither tag nor digest (no registry normalisation). */
 export function applyDefaultImageTag(image: string): string {
@@ -70,8 +77,9 @@ export class ImagePuller {
       throw new ImageError('ErrImageNeverPull', `Container image "${c.image}" is not present with pull policy of Never`);
     }
     const key = `${pod.metadata.uid}_${image}`;
-    if (this.backoff.isInBackOffSince(key, Date.now())) {
-      throw new ImageError('ImagePullBackOff', `Back-off pulling image "${c.image}"`);
+    // Upstream's IsInBackOffSinceUpdate: a pull is retried once the back-off from the last failure ran out.
+    if (this.backoff.isInBackOffSinceUpdate(key, Date.now())) {
+      throw new ImageError('ImagePullBackOff', `Back-off pulling image "${c.image}"`, this.backoff.lastUpdate(key) + this.backoff.get(key));
     }
     await this.limiter.take();
     const pull = async () => this.cri.pullImage({ image }, undefined, sandbox);
@@ -89,7 +97,7 @@ export class ImagePuller {
       this.backoff.next(key, Date.now());
       const msg = `Failed to pull image "${c.image}": ${(e as Error).message}`;
       this.log(`"Failed to pull image" image=${JSON.stringify(c.image)} err=${JSON.stringify((e as Error).message)} backoff=${JSON.stringify(formatDuration(this.backoff.get(key)))}`);
-      throw new ImageError('ErrImagePull', msg);
+      throw new ImageError('ErrImagePull', msg, Date.now() + AFTER_PULL_ERROR_MS);
     }
   }
 }

@@ -231,10 +231,7 @@ export class CriPodManager implements PodManager {
   }
 
   private updateStatus(entry: Entry, st: PodRuntimeState): void {
-    const prev = entry.status;
     entry.status = podStatus(entry.pod, st, entry.ss, { nodeIP: this.nodeIP, runtimeName: this.runtimeName });
-    // A stopped sandbox reports no IP; upstream keeps the last known pod IPs in the status.
-    if (!entry.status.podIP && prev?.podIP) Object.assign(entry.status, { podIP: prev.podIP, podIPs: prev.podIPs });
     this.fingerprints.set(entry.pod.metadata.uid!, fingerprint(st.sandboxes, st.containers));
   }
 

@@ -34,6 +34,8 @@ export interface PodSyncState {
   startTime: string;
   /** When the pod should be synced again because a back-off ends (ms since epoch), or 0. */
   retryAt: number;
+  /** The last IP a sandbox of the pod had: status keeps reporting it once the sandbox is stopped. */
+  podIP?: string;
 }
 
 /** What one sync of a pod starts containers with. */
@@ -158,6 +160,7 @@ export class PodRuntime {
       sbConfig = sandboxConfig(this.ctx, pod, newest.metadata?.attempt ?? 0);
     }
 
+    if (st.sandboxIP) ss.podIP = st.sandboxIP;
     const podIP = pod.spec.hostNetwork ? this.ctx.nodeIP : st.sandboxIP;
     let volumes: Map<string, string>;
     try {
@@ -289,7 +292,8 @@ export class PodRuntime {
     } catch (e) {
       const reason = e instanceof ImageError ? e.reason : 'ErrImagePull';
       ss.waiting.set(c.name, { reason, message: (e as Error).message });
-      if (reason !== 'ErrImageNeverPull') ss.retryAt = Date.now() + 10_000;
+      const at = e instanceof ImageError ? e.retryAt : Date.now() + 10_000;
+      if (at) ss.retryAt = ss.retryAt ? Math.min(ss.retryAt, at) : at;
       return;
     }
     let id: string;

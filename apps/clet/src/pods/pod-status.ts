@@ -131,7 +131,9 @@ export function podStatus(pod: Pod, st: PodRuntimeState, ss: PodSyncState, ctx: 
     cond('ContainersReady', containersReady, readyReason, readyMsg),
     cond('PodScheduled', true),
   ];
-  const podIP = pod.spec.hostNetwork ? ctx.nodeIP : st.sandboxIP;
+  if (st.sandboxIP) ss.podIP = st.sandboxIP;
+  // A stopped sandbox reports no IP; upstream keeps the last known pod IPs in the status.
+  const podIP = pod.spec.hostNetwork ? ctx.nodeIP : st.sandboxIP || ss.podIP || '';
   return {
     phase,
     conditions,

@@ -48,9 +48,14 @@ export class FileSource implements PodSource {
       dir = path.dirname(dir);
     }
     try {
+      // One read 10ms after the first event of a burst: editors and copies make several events per
+      // change, and a directory that never calms down still gets read (upstream reads per event).
       this.watcher = fs.watch(dir, { persistent: false }, () => {
-        clearTimeout(this.debounce);
-        this.debounce = setTimeout(() => this.read(), 50);
+        if (this.debounce) return;
+        this.debounce = setTimeout(() => {
+          this.debounce = undefined;
+          this.read();
+        }, 10);
       });
       this.watcher.on('error', () => this.watcher?.close());
     } catch {
