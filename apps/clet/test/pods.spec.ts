@@ -107,7 +107,6 @@ afterAll(async () => {
 });
 
 test('a manifest becomes a running pod with upstream names, UID, annotations, labels and logs', async () => {
-  fs.mkdirSync('/tmp/cl-pods-hostpath', { recursive: true });
   writeManifest('web.yaml', 'web', {
     hostNetwork: true,
     volumes: [{ name: 'host', hostPath: { path: path.join(tmp, 'hostdir'), type: 'DirectoryOrCreate' } }, { name: 'scratch', emptyDir: {} }],
