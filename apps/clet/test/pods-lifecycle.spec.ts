@@ -1,6 +1,8 @@
-// The pod manager's housekeeping against a real private containerd: container GC policies
-// (--maximum-dead-containers*, --minimum-container-ttl-duration), image GC (--image-gc-*-threshold,
-// --minimum-image-ttl-duration), log rotation (--container-log-max-size/-files) and init containers.
+// The pod manager against a real private containerd, beyond the basics of pods.spec.ts: container GC
+// policies (--maximum-dead-containers*, --minimum-container-ttl-duration), image GC
+// (--image-gc-*-threshold, --minimum-image-ttl-duration), log rotation (--container-log-max-size/-files),
+// init containers, limits, grace periods, pull errors, termination messages, DNS and a single-file path.
+// One file on purpose: each spec file starts its own containerd, and the suite shares 2 cores.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -408,10 +410,17 @@ test('termination messages come from the termination-log file, or from the log t
       sh('fine', 'echo ok', { terminationMessagePolicy: 'FallbackToLogsOnError' }),
     ],
   });
-  const pod = await waitFor('msgs Failed', () => podNamed('msgs-node1')?.status?.phase === 'Failed' && podNamed('msgs-node1'));
-  const msg = Object.fromEntries(pod.status!.containerStatuses!.map((c) => [c.name, c.state.terminated?.message]));
   const lastLines = [...Array.from({ length: 79 }, (_, i) => String(i + 22)), 'boom', ''].join('\n'); // the last 80 lines
-  expect(msg).toEqual({ file: 'bye', logs: lastLines, both: 'mine', fine: undefined });
+  const expected = { file: 'bye', logs: lastLines, both: 'mine', fine: undefined };
+  let msg: Record<string, string | undefined> = {};
+  // The status is read again shortly after an exit, when the runtime has written the last output.
+  await waitFor('messages', () => {
+    const pod = podNamed('msgs-node1');
+    if (pod?.status?.phase !== 'Failed') return false;
+    msg = Object.fromEntries(pod.status.containerStatuses!.map((c) => [c.name, c.state.terminated?.message]));
+    return JSON.stringify(msg) === JSON.stringify(expected);
+  }, 20_000).catch(() => undefined);
+  expect(msg).toEqual(expected);
   fs.rmSync(path.join(manifests, 'msgs.json'));
   await waitFor('msgs gone', () => !podNamed('msgs-node1'));
 });

@@ -232,7 +232,11 @@ export class CriPodManager implements PodManager {
 
   private updateStatus(entry: Entry, st: PodRuntimeState): void {
     entry.status = podStatus(entry.pod, st, entry.ss, { nodeIP: this.nodeIP, runtimeName: this.runtimeName });
-    this.fingerprints.set(entry.pod.metadata.uid!, fingerprint(st.sandboxes, st.containers));
+    // The relist compares against what the last sync decided on, not what it left: whatever changed
+    // since (including a container that exited while the sync ran, and the sync's own starts) earns
+    // one more sync, as upstream's PLEG events do.
+    const seen = entry.ss.decidedOn ?? st;
+    this.fingerprints.set(entry.pod.metadata.uid!, fingerprint(seen.sandboxes, seen.containers));
   }
 
   private scheduleRetry(uid: string, at: number): void {

@@ -36,6 +36,8 @@ export interface PodSyncState {
   retryAt: number;
   /** The last IP a sandbox of the pod had: status keeps reporting it once the sandbox is stopped. */
   podIP?: string;
+  /** The runtime state the last sync based its actions on. */
+  decidedOn?: PodRuntimeState;
 }
 
 /** What one sync of a pod starts containers with. */
@@ -116,6 +118,7 @@ export class PodRuntime {
     const uid = pod.metadata.uid!;
     const wantIP = !pod.spec.hostNetwork;
     let st = await this.state(uid, wantIP);
+    ss.decidedOn = st;
     if (ss.terminal) {
       await this.stopReadySandboxes(st);
       return this.state(uid, wantIP);
