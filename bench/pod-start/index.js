@@ -156,6 +156,7 @@ async function direct(cri, image, names, logRoot) {
       maxPods: 110, podLogsDir: path.join(tmp, 'logs'), runOnce: false, resolvConf: '/etc/resolv.conf', clusterDNS: [], clusterDomain: '',
     },
     nodeName: 'bench', log: () => {}, rootDir: path.join(tmp, 'root'), nodeIP: '127.0.0.1',
+    containerLogsDir: path.join(tmp, 'containers'), // not the host's /var/log/containers
   });
   await mgr.start();
   try {
