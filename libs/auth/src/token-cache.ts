@@ -2,6 +2,8 @@
 // client does not pay a signature check per request. Keys are a SHA-256 of the token under a per-process
 // random secret, so the cache never holds a token. Concurrent misses for one token share a single lookup.
 import { hash, randomBytes } from 'node:crypto';
+// Imported rather than the global, which Node defines as a getter that every call would go through.
+import { performance } from 'node:perf_hooks';
 import { toError } from './errors';
 import { fastCounter, fastGauge, fastHistogram } from './metrics';
 import type { AuthResponse, MaybeSyncTokenAuthenticator, TokenAuthenticator } from './types';
@@ -26,9 +28,14 @@ export interface CachedTokenAuthenticator extends TokenAuthenticator {
 }
 
 type Outcome = { ok: true; res: AuthResponse | null } | { ok: false; err: Error };
-interface Entry {
-  expires: number;
-  outcome: Outcome;
+
+/** One remembered answer; one object per token (no separate outcome) keeps the retained heap small. */
+class Entry {
+  constructor(
+    readonly expires: number,
+    readonly res: AuthResponse | null,
+    readonly err: Error | null,
+  ) {}
 }
 
 const requestTotal = () =>
@@ -46,12 +53,13 @@ const activeFetches = () =>
   fastGauge({ name: 'authentication_token_cache_active_fetch_count', help: 'Number of in flight and blocked token cache fetches', labelNames: ['status'] as const });
 
 /**
- * SHA-256 over a random per-process secret, the token's length and the token (upstream uses an HMAC with the
- * same ingredients; a one-shot keyed hash is several times cheaper in Node and equally opaque: the secret
- * never leaves the process and keys are never shown).
+ * SHA-256 over a random per-process secret of fixed length followed by the token (upstream uses an HMAC with
+ * the same ingredients; a one-shot keyed hash is several times cheaper in Node and equally opaque: the secret
+ * never leaves the process and keys are never shown). The raw digest (as a 32-character binary string) is
+ * the map key: no text encoding of the digest per token.
  */
 function cacheKey(secret: string, token: string): string {
-  return hash('sha256', `${secret}${token.length}:${token}`, 'base64');
+  return hash('sha256', secret + token, 'binary');
 }
 
 export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenCacheOptions): CachedTokenAuthenticator {
@@ -72,8 +80,8 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
   };
 
   let insertsSinceSweep = 0;
-  function remember(key: string, outcome: Outcome): void {
-    const ttl = outcome.ok && outcome.res ? opts.successTtlMs : opts.failureTtlMs;
+  function remember(key: string, res: AuthResponse | null, err: Error | null): void {
+    const ttl = err === null && res !== null ? opts.successTtlMs : opts.failureTtlMs;
     if (ttl <= 0) return;
     // Map order is insertion order, and with one TTL per outcome kind also (nearly) expiry order: every
     // few inserts drop expired entries from the front, and the oldest whenever full. O(1) amortised.
@@ -85,7 +93,7 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
         entries.delete(k);
       }
     }
-    entries.set(key, { expires: t + ttl, outcome });
+    entries.set(key, new Entry(t + ttl, res, err));
   }
 
   // Lookups that have not finished after lookupTimeoutMs are answered with an error by one shared sweep
@@ -126,7 +134,8 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
         inflight.delete(key);
         m.inFlight.dec();
         (outcome.ok ? m.fetchOk : m.fetchError).inc();
-        remember(key, outcome);
+        if (outcome.ok) remember(key, outcome.res, null);
+        else remember(key, null, outcome.err);
         resolve(outcome);
       },
     };
@@ -149,45 +158,45 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
   }
 
   const maybeSync = typeof (inner as Partial<MaybeSyncTokenAuthenticator>).authenticateTokenMaybeSync === 'function' ? (inner as MaybeSyncTokenAuthenticator) : null;
-  const settleNow = (key: string, started: number, outcome: Outcome): Promise<AuthResponse | null> => {
-    (outcome.ok ? m.fetchOk : m.fetchError).inc();
-    remember(key, outcome);
-    try {
-      return Promise.resolve(finish('miss', started, outcome));
-    } catch (e) {
-      return Promise.reject(e);
-    }
-  };
 
-  const finish = (status: 'hit' | 'miss', started: number, outcome: Outcome): AuthResponse | null => {
+  function answered(status: 'hit' | 'miss', started: number, res: AuthResponse | null, err: Error | null): Promise<AuthResponse | null> {
+    m.total[status].inc();
+    m.duration[status].observe((performance.now() - started) / 1000);
+    return err === null ? Promise.resolve(res) : Promise.reject(err);
+  }
+
+  function finish(status: 'hit' | 'miss', started: number, outcome: Outcome): AuthResponse | null {
     m.total[status].inc();
     m.duration[status].observe((performance.now() - started) / 1000);
     if (!outcome.ok) throw outcome.err;
     return outcome.res;
-  };
+  }
 
   return {
     authenticateToken(token: string): Promise<AuthResponse | null> {
       const started = performance.now();
       const key = cacheKey(secret, token);
       const hit = entries.get(key);
-      if (hit && hit.expires > now()) {
-        try {
-          return Promise.resolve(finish('hit', started, hit.outcome));
-        } catch (e) {
-          return Promise.reject(e);
-        }
+      if (hit !== undefined) {
+        if (hit.expires > now()) return answered('hit', started, hit.res, hit.err);
+        entries.delete(key);
       }
-      if (hit) entries.delete(key);
-      if (maybeSync && !inflight.has(key)) {
+      if (maybeSync !== null && (inflight.size === 0 || !inflight.has(key))) {
         // A synchronous answer cannot race another lookup of the same token: no single-flight needed.
         let r: AuthResponse | null | Promise<AuthResponse | null>;
         try {
           r = maybeSync.authenticateTokenMaybeSync(token);
         } catch (e) {
-          return settleNow(key, started, { ok: false, err: toError(e) });
+          const err = toError(e);
+          m.fetchError.inc();
+          remember(key, null, err);
+          return answered('miss', started, null, err);
         }
-        if (!(r instanceof Promise)) return settleNow(key, started, { ok: true, res: r });
+        if (!(r instanceof Promise)) {
+          m.fetchOk.inc();
+          remember(key, r, null);
+          return answered('miss', started, r, null);
+        }
         return lookup(key, token, r).then((outcome) => finish('miss', started, outcome));
       }
       return lookup(key, token).then((outcome) => finish('miss', started, outcome));

@@ -16,6 +16,10 @@ interface Mapping {
   program?: CelProgram;
 }
 
+function badGroups(name: string, value: unknown): never {
+  throw new Error(`oidc: parse groups claim ${JSON.stringify(name)}: ${unmarshalError(value, 'string').message}`);
+}
+
 /** The compiled form of one authenticator's mappings and rules. */
 export class ClaimMapper {
   private readonly username: Mapping;
@@ -54,9 +58,10 @@ export class ClaimMapper {
 
   /** Maps and validates; throws the upstream error text on any failure. */
   map(claims: Claims, celClaims: () => unknown): UserInfo {
-    const user: UserInfo = { username: this.mapUsername(claims, celClaims), uid: '', groups: this.mapGroups(claims, celClaims), extra: {} };
-    user.uid = this.mapUid(claims, celClaims);
-    user.extra = this.mapExtra(claims, celClaims);
+    const username = this.mapUsername(claims, celClaims);
+    const groups = this.mapGroups(claims, celClaims);
+    const uid = this.mapUid(claims, celClaims);
+    const user: UserInfo = { username, uid, groups, extra: this.mapExtra(claims, celClaims) };
     this.checkRequired(claims);
     this.checkClaimRules(celClaims);
     this.checkUserRules(user);
@@ -109,12 +114,21 @@ export class ClaimMapper {
     const name = g.claim ?? '';
     if (!(name in claims)) return [];
     const value = claims[name];
-    let groups: string[];
-    if (value === null) groups = [];
-    else if (Array.isArray(value) && value.every((x) => x === null || typeof x === 'string')) groups = value.map((x) => (x as string | null) ?? '');
-    else if (typeof value === 'string') groups = [value];
-    else throw new Error(`oidc: parse groups claim ${JSON.stringify(name)}: ${unmarshalError(value, 'string').message}`);
-    return g.prefix ? groups.map((x) => g.prefix + x) : groups;
+    if (value === null) return [];
+    const prefix = g.prefix ?? '';
+    if (typeof value === 'string') return [prefix + value];
+    // One pass that checks and copies (null entries become "", as Go unmarshals them).
+    if (Array.isArray(value)) {
+      const groups = new Array<string>(value.length);
+      for (let i = 0; i < value.length; i++) {
+        const x: unknown = value[i];
+        if (x === null) groups[i] = prefix;
+        else if (typeof x === 'string') groups[i] = prefix + x;
+        else return badGroups(name, value);
+      }
+      return groups;
+    }
+    return badGroups(name, value);
   }
 
   private mapUid(claims: Claims, cel: () => unknown): string {

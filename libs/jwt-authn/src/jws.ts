@@ -6,21 +6,44 @@ const malformed = (msg: string) => new Error(`oidc: malformed jwt: ${msg}`);
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
-/** Strict unpadded base64url (Go's base64.RawURLEncoding); null when the text is not that. */
-export function decodeBase64Url(s: string): Buffer | null {
+/** The checks Node's decoder does not make; the decoded length is checked by the callers. */
+function plausibleBase64Url(s: string): boolean {
   const rem = s.length % 4;
-  if (rem === 1) return null;
+  if (rem === 1) return false;
   // Node's decoder also takes the standard alphabet and skips characters it does not know; the first is
   // excluded here, the second shows as a short result (cheaper than a regular expression over the text).
-  if (s.includes('+') || s.includes('/')) return null;
+  if (s.includes('+') || s.includes('/')) return false;
   // Go rejects non-canonical encodings: the unused low bits of the last character must be zero.
   if (rem !== 0) {
     const last = ALPHABET.indexOf(s[s.length - 1]);
-    if (last < 0 || (rem === 2 && (last & 0x0f) !== 0) || (rem === 3 && (last & 0x03) !== 0)) return null;
+    if (last < 0 || (rem === 2 && (last & 0x0f) !== 0) || (rem === 3 && (last & 0x03) !== 0)) return false;
   }
+  return true;
+}
+
+const decodedLength = (s: string) => Math.floor((s.length * 3) / 4);
+
+/** Strict unpadded base64url (Go's base64.RawURLEncoding); null when the text is not that. */
+export function decodeBase64Url(s: string): Buffer | null {
+  if (!plausibleBase64Url(s)) return null;
   const buf = Buffer.from(s, 'base64url');
-  if (buf.length !== Math.floor((s.length * 3) / 4)) return null;
-  return buf;
+  return buf.length === decodedLength(s) ? buf : null;
+}
+
+// Payloads are decoded straight to text through one reused buffer: no Buffer object per token. Safe
+// because decoding and reading it back happen in one synchronous step.
+const scratch = Buffer.allocUnsafeSlow(8192);
+
+/** decodeBase64Url followed by UTF-8 decoding (invalid sequences become U+FFFD, as Buffer#toString). */
+export function decodeBase64UrlText(s: string): string | null {
+  if (!plausibleBase64Url(s)) return null;
+  const want = decodedLength(s);
+  if (want > scratch.length) {
+    const buf = Buffer.from(s, 'base64url');
+    return buf.length === want ? buf.toString('utf8') : null;
+  }
+  const n = scratch.write(s, 0, 'base64url');
+  return n === want ? scratch.toString('utf8', 0, n) : null;
 }
 
 // Tokens of one issuer share a handful of headers (alg/kid/typ); parsing each once saves a decode and a
@@ -31,11 +54,11 @@ const HEADER_CACHE_MAX = 256;
 function parseHeader(segment: string): Record<string, unknown> {
   const cached = headerCache.get(segment);
   if (cached) return cached;
-  const headerBytes = decodeBase64Url(segment);
-  if (!headerBytes) throw malformed('illegal base64 data in protected header');
+  const headerText = decodeBase64UrlText(segment);
+  if (headerText === null) throw malformed('illegal base64 data in protected header');
   let header: unknown;
   try {
-    header = JSON.parse(headerBytes.toString('utf8'));
+    header = JSON.parse(headerText);
   } catch (e) {
     throw malformed(`go-jose/go-jose: ${(e as Error).message}`);
   }
@@ -66,9 +89,8 @@ export function peekToken(token: string): PeekedToken | null {
   const dot1 = token.indexOf('.');
   const dot2 = dot1 < 0 ? -1 : token.indexOf('.', dot1 + 1);
   if (dot2 < 0 || token.indexOf('.', dot2 + 1) >= 0) return null;
-  const payload = decodeBase64Url(token.slice(dot1 + 1, dot2));
-  if (!payload) return null;
-  const payloadText = payload.toString('utf8');
+  const payloadText = decodeBase64UrlText(token.slice(dot1 + 1, dot2));
+  if (payloadText === null) return null;
   let claims: unknown;
   try {
     claims = JSON.parse(payloadText);
@@ -118,9 +140,9 @@ export function parseJws(token: string, peeked?: PeekedToken): ParsedJws {
     payloadText = peeked.payloadText;
     payload = peeked.payload;
   } else {
-    const payloadBytes = decodeBase64Url(token.slice(dot1 + 1, dot2));
-    if (!payloadBytes) throw malformed('oidc: malformed jwt payload: illegal base64 data');
-    payloadText = payloadBytes.toString('utf8');
+    const text = decodeBase64UrlText(token.slice(dot1 + 1, dot2));
+    if (text === null) throw malformed('oidc: malformed jwt payload: illegal base64 data');
+    payloadText = text;
     try {
       payload = JSON.parse(payloadText);
     } catch (e) {

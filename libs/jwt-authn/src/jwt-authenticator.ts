@@ -1,5 +1,6 @@
 // One authenticator per `jwt[]` entry (OIDC.go jwtAuthenticator): claims tokens whose unverified `iss` is
 // its issuer URL, discovers the issuer in the background (retrying every 10s), verifies, maps, validates.
+import { performance } from 'node:perf_hooks';
 import type { AuthResponse, HistogramChild, TokenAuthenticator } from '@cl/auth';
 import type { JWTAuthenticator as JWTAuthenticatorConfig } from '@cl/config';
 import type { CelCompiler } from './cel';
@@ -157,21 +158,27 @@ export class JwtAuthenticator implements TokenAuthenticator {
   /** Same, but answers synchronously (or throws) when no I/O is needed: the token cache's fast path. */
   authenticatePeekedMaybeSync(token: string, peeked: PeekedToken): AuthResponse | Promise<AuthResponse> {
     const started = performance.now();
-    const failed = (e: unknown): never => {
-      this.latency.failure.observe((performance.now() - started) / 1000);
-      throw e;
-    };
-    const succeeded = (res: AuthResponse): AuthResponse => {
-      this.latency.success.observe((performance.now() - started) / 1000);
-      return res;
-    };
     let res: AuthResponse | Promise<AuthResponse>;
     try {
       res = this.verifyAndMap(token, peeked);
     } catch (e) {
-      return failed(e);
+      this.latency.failure.observe((performance.now() - started) / 1000);
+      throw e;
     }
-    return res instanceof Promise ? res.then(succeeded, failed) : succeeded(res);
+    if (res instanceof Promise) {
+      return res.then(
+        (r) => {
+          this.latency.success.observe((performance.now() - started) / 1000);
+          return r;
+        },
+        (e: unknown) => {
+          this.latency.failure.observe((performance.now() - started) / 1000);
+          throw e;
+        },
+      );
+    }
+    this.latency.success.observe((performance.now() - started) / 1000);
+    return res;
   }
 
   private readonly verifierSource: VerifierSource = {
@@ -191,47 +198,59 @@ export class JwtAuthenticator implements TokenAuthenticator {
   private verifyAndMap(token: string, peeked: PeekedToken): AuthResponse | Promise<AuthResponse> {
     const verifier = this.discovery.value;
     if (!verifier) throw new Error('oidc: authenticator not initialized');
-    const verifyFailed = (e: unknown): never => {
-      throw new Error(`oidc: verify token: ${(e as Error).message}`);
-    };
     let verified: VerifiedToken | Promise<VerifiedToken>;
     try {
       verified = verifier.verify(token, peeked);
     } catch (e) {
-      return verifyFailed(e);
+      throw verifyFailed(e);
     }
-    return verified instanceof Promise ? verified.then((v) => this.mapVerified(v), verifyFailed) : this.mapVerified(verified);
+    if (verified instanceof Promise) {
+      return verified.then(
+        (v) => this.mapVerified(v),
+        (e: unknown) => {
+          throw verifyFailed(e);
+        },
+      );
+    }
+    return this.mapVerified(verified);
   }
 
   private mapVerified(verified: VerifiedToken): AuthResponse | Promise<AuthResponse> {
     const groupsClaim = this.mapper.groupsClaim;
+    const payload = verified.jws.payload;
     // Only distributed claims change the claims; copy them only when that can happen.
-    const needsResolution = !!groupsClaim && !(groupsClaim in verified.jws.payload) && '_claim_names' in verified.jws.payload;
-    if (!needsResolution) return this.mapClaims(verified, verified.jws.payload);
-    const claims: Record<string, unknown> = { ...verified.jws.payload };
+    const needsResolution = groupsClaim !== '' && !(groupsClaim in payload) && '_claim_names' in payload;
+    if (!needsResolution) return { user: this.mapper.map(payload, this.mapper.needsCelClaims ? celClaimsOf(verified, payload, groupsClaim) : noCelClaims) };
+    const claims: Record<string, unknown> = { ...payload };
     return resolveDistributedClaim(groupsClaim, claims, verified.standard, this.http, this.verifierSource).then(
-      () => this.mapClaims(verified, claims),
+      () => ({ user: this.mapper.map(claims, celClaimsOf(verified, claims, groupsClaim)) }),
       (e: Error) => {
         throw new Error(`oidc: could not expand distributed claims: ${e.message}`);
       },
     );
   }
+}
 
-  private mapClaims(verified: VerifiedToken, claims: Record<string, unknown>): AuthResponse {
-    const groupsClaim = this.mapper.groupsClaim;
-    let cel: unknown;
-    const celClaims = () => {
-      if (cel === undefined) {
-        try {
-          const v = celValueFromJson(verified.jws.payloadText, verified.jws.payload) as Record<string, unknown>;
-          if (groupsClaim && claims[groupsClaim] !== verified.jws.payload[groupsClaim]) v[groupsClaim] = intsToBigint(claims[groupsClaim]);
-          cel = v;
-        } catch (e) {
-          throw new Error(`oidc: could not convert claims to unstructured: ${(e as Error).message}`);
-        }
+const verifyFailed = (e: unknown): Error => new Error(`oidc: verify token: ${(e as Error).message}`);
+
+/** Given to the mapper when no expression reads the claims, so no closure is made per token. */
+const noCelClaims = (): unknown => {
+  throw new Error('oidc: claims requested by an authenticator without claim expressions');
+};
+
+/** The CEL form of the claims, built at most once and only when an expression asks for it. */
+function celClaimsOf(verified: VerifiedToken, claims: Record<string, unknown>, groupsClaim: string): () => unknown {
+  let cel: unknown;
+  return () => {
+    if (cel === undefined) {
+      try {
+        const v = celValueFromJson(verified.jws.payloadText, verified.jws.payload) as Record<string, unknown>;
+        if (groupsClaim && claims[groupsClaim] !== verified.jws.payload[groupsClaim]) v[groupsClaim] = intsToBigint(claims[groupsClaim]);
+        cel = v;
+      } catch (e) {
+        throw new Error(`oidc: could not convert claims to unstructured: ${(e as Error).message}`);
       }
-      return cel;
-    };
-    return { user: this.mapper.map(claims, celClaims) };
-  }
+    }
+    return cel;
+  };
 }

@@ -33,19 +33,23 @@ export function freshnessMs(headers: HttpResponse['headers'], now: number): numb
   return 0;
 }
 
+type VerifyOptions = { hash: string; padding?: number; saltLength?: number; dsaEncoding?: 'ieee-p1363' };
+
+// Per algorithm, the digest and the options node:crypto needs (built once, not per signature).
+const VERIFY_OPTIONS = new Map<string, VerifyOptions>();
+for (const bits of ['256', '384', '512']) {
+  VERIFY_OPTIONS.set(`RS${bits}`, { hash: `sha${bits}` });
+  VERIFY_OPTIONS.set(`PS${bits}`, { hash: `sha${bits}`, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST });
+  VERIFY_OPTIONS.set(`ES${bits}`, { hash: `sha${bits}`, dsaEncoding: 'ieee-p1363' });
+}
+
 function verifyWith(alg: string, key: KeyObject, input: Buffer, sig: Buffer): boolean {
-  const hash = `sha${alg.slice(2)}`;
+  const o = VERIFY_OPTIONS.get(alg);
+  if (o === undefined) return false;
   try {
-    switch (alg.slice(0, 2)) {
-      case 'RS':
-        return cryptoVerify(hash, input, key, sig);
-      case 'PS':
-        return cryptoVerify(hash, input, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, sig);
-      case 'ES':
-        return cryptoVerify(hash, input, { key, dsaEncoding: 'ieee-p1363' }, sig);
-      default:
-        return false;
-    }
+    // RSA PKCS#1 v1.5 takes the prepared KeyObject itself; the others need their padding / encoding.
+    if (o.padding === undefined && o.dsaEncoding === undefined) return cryptoVerify(o.hash, input, key, sig);
+    return cryptoVerify(o.hash, input, { key, padding: o.padding, saltLength: o.saltLength, dsaEncoding: o.dsaEncoding }, sig);
   } catch {
     return false;
   }

@@ -38,19 +38,28 @@ export class IdTokenVerifier {
     if (!this.algs.includes(jws.alg)) {
       throw new Error(`oidc: id token signed with unsupported algorithm, expected ${goQuoteList(this.algs)} got ${goQuote(jws.alg)}`);
     }
-    const signatureFailed = (e: unknown): never => {
-      throw new Error(`failed to verify signature: ${(e as Error).message}`);
-    };
-    const finish = (): VerifiedToken => {
-      verifyAudienceIntersects(this.aud, standard.aud);
-      return { jws, standard };
-    };
+    // Closures only on the rare path that waits for keys: the common synchronous path allocates none.
     let pending: void | Promise<void>;
     try {
       pending = this.keySet.verify(jws);
     } catch (e) {
-      return signatureFailed(e);
+      throw signatureFailed(e);
     }
-    return pending ? pending.then(finish, signatureFailed) : finish();
+    if (pending) {
+      return pending.then(
+        () => this.finish(jws, standard),
+        (e: unknown) => {
+          throw signatureFailed(e);
+        },
+      );
+    }
+    return this.finish(jws, standard);
+  }
+
+  private finish(jws: ParsedJws, standard: StandardClaims): VerifiedToken {
+    verifyAudienceIntersects(this.aud, standard.aud);
+    return { jws, standard };
   }
 }
+
+const signatureFailed = (e: unknown): Error => new Error(`failed to verify signature: ${(e as Error).message}`);
