@@ -1,21 +1,26 @@
 // Starts the built `clet` binary (apps/clet/dist/main.js) the way an operator would, and talks to it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 
 export const CLET_BIN = join(__dirname, '..', 'dist', 'main.js');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
+export { freePort } from '@cl/testing';
+
+/**
+ * Removes what a pod run by the binary left under its fixed default log paths: `/var/log/pods/<ns>_<pod>_<uid>`
+ * and the `/var/log/containers/<pod>_<ns>_<container>-<id>.log` links (tests must leave nothing behind).
+ */
+export function removePodLogs(namespace: string, podName: string): void {
+  const remove = (dir: string, prefix: string) => {
+    if (!existsSync(dir)) return;
+    for (const n of readdirSync(dir)) if (n.startsWith(prefix)) rmSync(join(dir, n), { recursive: true, force: true });
+  };
+  remove('/var/log/pods', `${namespace}_${podName}_`);
+  remove('/var/log/containers', `${podName}_${namespace}_`);
 }
 
 export interface CletProcess {

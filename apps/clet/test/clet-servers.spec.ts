@@ -14,7 +14,7 @@ import { createCA, issueClientCert, issueServingCert, certificateSubject, type P
 // tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { ensureTestImages, startContainerd, type PrivateContainerd } from '../../../tools/containerd/harness';
-import { freePort, get, isListening, startClet, type CletProcess } from './clet-harness';
+import { freePort, get, isListening, removePodLogs, startClet, type CletProcess } from './clet-harness';
 
 jest.setTimeout(120_000);
 
@@ -125,6 +125,7 @@ afterAll(async () => {
   for (const p of running) await p.stop();
   await new Promise((r) => api?.close(r));
   await ctd?.stop();
+  removePodLogs('default', 'web-node1');
   rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -15,7 +15,7 @@ import { createCA, issueClientCert, issueServingCert, type PemPair } from '@cl/p
 // tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { ensureTestImages, startContainerd, type PrivateContainerd } from '../../../tools/containerd/harness';
-import { freePort, get, startClet, type CletProcess, type RequestOptions } from './clet-harness';
+import { freePort, get, removePodLogs, startClet, type CletProcess, type RequestOptions } from './clet-harness';
 import { startExecProxy } from './debug-exec-proxy';
 import { wsRequest } from './debug-ws';
 
@@ -165,7 +165,7 @@ afterAll(async () => {
   await proc?.stop();
   await new Promise((r) => api?.close(r));
   await ctd?.stop();
-  if (podUid) rmSync(join('/var/log/pods', `default_${POD}_${podUid}`), { recursive: true, force: true });
+  removePodLogs('default', POD);
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
