@@ -13,7 +13,8 @@ export const directDialer: Dialer = {
     const bare = unbracket(host);
     const address = bare.includes(':') ? `[${bare}]:${port}` : `${bare}:${port}`;
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: bare, port });
+      // TCP_NODELAY as Go's dialer sets it by default.
+      const socket = net.connect({ host: bare, port, noDelay: true });
       const cleanup = () => {
         socket.removeListener('connect', onConnect);
         socket.removeListener('error', onError);

@@ -39,6 +39,9 @@ export function connectTunnelServer(target: HttpConnectTarget, signal?: AbortSig
     } else {
       socket = net.connect({ host: target.host, port: target.port });
     }
+    // Go's dialer sets TCP_NODELAY on every TCP connection: small writes (the CONNECT head, a TLS handshake inside
+    // the tunnel) go out at once instead of waiting for an ACK.
+    if (target.transport === 'tcp') socket.setNoDelay(true);
     const readyEvent = socket instanceof tls.TLSSocket ? 'secureConnect' : 'connect';
     const cleanup = () => {
       socket.removeListener('error', onError);
