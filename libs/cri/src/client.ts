@@ -2,8 +2,9 @@ import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type {
-  AuthConfig, Container, ContainerConfig, ContainerFilter, ContainerStatus, Image, ImageFsInfoResponse, ImageSpec,
-  PodSandbox, PodSandboxConfig, PodSandboxFilter, PodSandboxStatusResponse, StatusResponse, VersionResponse,
+  AuthConfig, Container, ContainerConfig, ContainerFilter, ContainerStats, ContainerStatus, ExecSyncResult, Image,
+  ImageFsInfoResponse, ImageSpec, PodSandbox, PodSandboxConfig, PodSandboxFilter, PodSandboxStats, PodSandboxStatusResponse,
+  StatusResponse, StreamOptions, VersionResponse,
 } from './types';
 
 /** The CRI version string the client announces in Version, as the kubelet does. */
@@ -121,6 +122,42 @@ export class CriClient {
   }
 
   // ---- RuntimeService ----
+
+  /**
+   * Runs a command to completion. `timeoutSeconds` 0 means no limit in the runtime; the call itself is then
+   * bounded by the runtime request timeout, as the kubelet's remote runtime does.
+   */
+  async execSync(containerId: string, cmd: string[], timeoutSeconds = 0): Promise<ExecSyncResult> {
+    const deadline = timeoutSeconds > 0 ? timeoutSeconds * 1000 + this.timeoutMs : this.timeoutMs;
+    const r = await this.call<{ stdout: Buffer; stderr: Buffer; exitCode: number }>(this.runtime, 'ExecSync', { containerId, cmd, timeout: timeoutSeconds }, deadline);
+    return { stdout: Buffer.from(r.stdout), stderr: Buffer.from(r.stderr), exitCode: r.exitCode };
+  }
+
+  /** The runtime's streaming URL for an exec session. */
+  async exec(containerId: string, cmd: string[], o: StreamOptions): Promise<string> {
+    return (await this.call<{ url: string }>(this.runtime, 'Exec', { containerId, cmd, ...o }, this.timeoutMs)).url;
+  }
+
+  async attach(containerId: string, o: StreamOptions): Promise<string> {
+    return (await this.call<{ url: string }>(this.runtime, 'Attach', { containerId, ...o }, this.timeoutMs)).url;
+  }
+
+  async portForward(podSandboxId: string, ports: number[]): Promise<string> {
+    return (await this.call<{ url: string }>(this.runtime, 'PortForward', { podSandboxId, port: ports }, this.timeoutMs)).url;
+  }
+
+  /** Writes a checkpoint archive of the container to `location`; `timeoutSeconds` 0 uses the call timeout. */
+  async checkpointContainer(containerId: string, location: string, timeoutSeconds: number): Promise<void> {
+    await this.call(this.runtime, 'CheckpointContainer', { containerId, location, timeout: timeoutSeconds }, timeoutSeconds > 0 ? timeoutSeconds * 1000 : this.timeoutMs);
+  }
+
+  async listContainerStats(): Promise<ContainerStats[]> {
+    return (await this.call<{ stats: ContainerStats[] }>(this.runtime, 'ListContainerStats', {}, this.timeoutMs)).stats;
+  }
+
+  async listPodSandboxStats(): Promise<PodSandboxStats[]> {
+    return (await this.call<{ stats: PodSandboxStats[] }>(this.runtime, 'ListPodSandboxStats', {}, this.timeoutMs)).stats;
+  }
 
   version(): Promise<VersionResponse> {
     return this.call(this.runtime, 'Version', { version: CRI_CLIENT_API_VERSION }, this.timeoutMs);

@@ -92,3 +92,29 @@ export interface FilesystemUsage {
   timestamp: string; fsId: { mountpoint: string } | null; usedBytes: { value: string } | null; inodesUsed: { value: string } | null;
 }
 export interface ImageFsInfoResponse { imageFilesystems: FilesystemUsage[]; containerFilesystems: FilesystemUsage[] }
+
+// ---- streaming and stats (as proto-loader hands them over: lowerCamelCase, 64-bit integers as decimal strings) ----
+export interface UInt64 { value: string }
+export interface CpuUsage { timestamp: string; usageCoreNanoSeconds: UInt64 | null; usageNanoCores: UInt64 | null }
+export interface MemoryUsage {
+  timestamp: string; workingSetBytes: UInt64 | null; availableBytes: UInt64 | null; usageBytes: UInt64 | null;
+  rssBytes: UInt64 | null; pageFaults: UInt64 | null; majorPageFaults: UInt64 | null;
+}
+export interface SwapUsage { timestamp: string; swapAvailableBytes: UInt64 | null; swapUsageBytes: UInt64 | null }
+export interface FilesystemUsage { timestamp: string; fsId: { mountpoint: string } | null; usedBytes: UInt64 | null; inodesUsed: UInt64 | null }
+export interface ContainerStats {
+  attributes: { id: string; metadata: { name: string; attempt: number } | null; labels: Record<string, string>; annotations: Record<string, string> } | null;
+  cpu: CpuUsage | null; memory: MemoryUsage | null; writableLayer: FilesystemUsage | null; swap: SwapUsage | null;
+}
+export interface NetworkInterfaceUsage { name: string; rxBytes: UInt64 | null; rxErrors: UInt64 | null; txBytes: UInt64 | null; txErrors: UInt64 | null }
+export interface PodSandboxStats {
+  attributes: { id: string; metadata: { name: string; uid: string; namespace: string; attempt: number } | null; labels: Record<string, string> } | null;
+  linux: {
+    cpu: CpuUsage | null; memory: MemoryUsage | null;
+    network: { timestamp: string; defaultInterface: NetworkInterfaceUsage | null; interfaces: NetworkInterfaceUsage[] } | null;
+    process: { timestamp: string; processCount: UInt64 | null } | null;
+    containers: ContainerStats[];
+  } | null;
+}
+export interface ExecSyncResult { stdout: Buffer; stderr: Buffer; exitCode: number }
+export interface StreamOptions { stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }

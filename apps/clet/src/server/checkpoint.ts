@@ -36,7 +36,7 @@ export async function serveCheckpoint(
     const c = await runtime.runningContainer(namespace, podName, '', container);
     if (!c) throw new Error(`container ${container} not found`);
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    await runtime.debug.checkpointContainer(c.id, location, timeout);
+    await runtime.cri.checkpointContainer(c.id, location, timeout);
   } catch (e) {
     return sendText(res, 500, `checkpointing of ${namespace}/${podName}/${container} failed (${(e as Error).message})`);
   }

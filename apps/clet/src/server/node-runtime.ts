@@ -2,8 +2,7 @@
 // connection (the pod manager keeps its own) answering "which container runs this", "where are its
 // logs", streaming URLs and stats. Running pods come from the runtime, as upstream's runtime cache.
 import { CriClient, nanosToDate } from '@cl/cri';
-import type { Container, PodSandbox } from '@cl/cri';
-import { CriDebugClient, type ContainerStats, type PodSandboxStats } from './cri-debug-client';
+import type { Container, ContainerStats, PodSandbox, PodSandboxStats } from '@cl/cri';
 
 export const LABEL_POD_NAME = 'io.kubernetes.pod.name';
 export const LABEL_POD_NAMESPACE = 'io.kubernetes.pod.namespace';
@@ -28,16 +27,13 @@ export interface StatsSnapshot {
 
 export class NodeRuntime {
   readonly cri: CriClient;
-  readonly debug: CriDebugClient;
 
   constructor(endpoint: string, imageEndpoint: string, timeoutMs: number) {
     this.cri = new CriClient({ runtimeEndpoint: endpoint, imageEndpoint: imageEndpoint || endpoint, timeoutMs });
-    this.debug = new CriDebugClient(endpoint, timeoutMs);
   }
 
   close(): void {
     this.cri.close();
-    this.debug.close();
   }
 
   /** Pods with a ready sandbox and their running containers (upstream GetPods(all=false)). */
@@ -82,8 +78,8 @@ export class NodeRuntime {
 
   async stats(): Promise<StatsSnapshot> {
     const [containers, sandboxes, sandboxList, containerList] = await Promise.all([
-      this.debug.listContainerStats(),
-      this.debug.listPodSandboxStats().catch(() => null),
+      this.cri.listContainerStats(),
+      this.cri.listPodSandboxStats().catch(() => null),
       this.cri.listPodSandbox(),
       this.cri.listContainers(),
     ]);

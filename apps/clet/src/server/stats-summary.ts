@@ -4,7 +4,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { nanosToDate } from '@cl/cri';
-import type { ContainerStats, CpuUsage, MemoryUsage, PodSandboxStats } from './cri-debug-client';
+import type { ContainerStats, CpuUsage, MemoryUsage, PodSandboxStats } from '@cl/cri';
 import { LABEL_POD_UID, type NodeRuntime, type StatsSnapshot } from './node-runtime';
 import { apiTime, fsStats, networkStats, nodeCpu, nodeMemory, rlimitStats, type CpuStats, type FsStats, type MemoryStats } from './node-stats';
 

@@ -67,7 +67,7 @@ export async function serveRun(req: IncomingMessage, res: ServerResponse, rest: 
   try {
     const c = await runtime.runningContainer(params.namespace, params.pod, params.uid, params.container);
     if (!c) throw new Error(`container not found (${JSON.stringify(params.container)})`);
-    const r = await runtime.debug.execSync(c.id, cmd, 0);
+    const r = await runtime.cri.execSync(c.id, cmd, 0);
     if (r.exitCode !== 0) throw new Error(`command '${cmd.join(' ')}' exited with ${r.exitCode}: ${r.stderr.toString()}`);
     return send(res, 200, Buffer.concat([r.stdout, r.stderr]), 'application/json');
   } catch (e) {
@@ -125,12 +125,12 @@ export async function serveStream(
       if (params.uid !== '' && params.uid !== pod.metadata.uid) return sendText(res, 404, 'pod not found');
       const sandbox = await runtime.sandboxOf(pod.metadata.uid);
       if (!sandbox) throw new Error(`pod not found (${JSON.stringify(`${pod.metadata.name}_${pod.metadata.namespace}`)})`);
-      url = await runtime.debug.portForward(sandbox, opts as number[]);
+      url = await runtime.cri.portForward(sandbox, opts as number[]);
     } else {
       const c = await runtime.runningContainer(params.namespace, params.pod, params.uid, params.container);
       if (!c) throw new Error(`container not found (${JSON.stringify(params.container)})`);
       const so = opts as Exclude<typeof opts, number[]>;
-      url = kind === 'exec' ? await runtime.debug.exec(c.id, q.getAll('command'), so) : await runtime.debug.attach(c.id, so);
+      url = kind === 'exec' ? await runtime.cri.exec(c.id, q.getAll('command'), so) : await runtime.cri.attach(c.id, so);
     }
   } catch (e) {
     return writeStreamingError(res, e);
