@@ -7,23 +7,12 @@ const http = require('node:http');
 const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { AuthorizerChain } = require('@cl/webhook-authz');
+const { AuthorizerChain, nonResourceAttributes } = require('@cl/webhook-authz');
 
 const arg = (name, def) => Number((process.argv.find((a) => a.startsWith(`--${name}=`)) ?? `=${def}`).split('=')[1]);
 const CALLS = arg('calls', 300000);
 
-const attrs = {
-  user: { username: 'system:anonymous', uid: '', groups: ['system:unauthenticated'], extra: {} },
-  verb: 'get',
-  isResourceRequest: false,
-  path: '/healthz/ping',
-  namespace: '',
-  apiGroup: '',
-  apiVersion: '',
-  resource: '',
-  subresource: '',
-  name: '',
-};
+const attrs = nonResourceAttributes({ username: 'system:anonymous', uid: '', groups: ['system:unauthenticated'], extra: {} }, 'get', '/healthz/ping');
 // The shape of the API server's bootstrap rule in front of a configured chain.
 const bootstrap = { async authorize(a) { return a.user.groups.includes('system:masters') ? { decision: 'Allow', reason: '' } : { decision: 'NoOpinion', reason: '' }; } };
 

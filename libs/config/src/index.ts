@@ -41,3 +41,4 @@ export {
 export { loadConfigFile, loadConfig, CONFIG_KINDS, type LoadedConfig, type LoadConfigOptions } from './load/any';
 export { validateApiserverConfigFlags, type ApiserverConfigFlags } from './load/flags';
 export { DecodeError } from './decode/document';
+export { ConfigFileWatcher, type ConfigFileWatcherOptions } from './load/watch';

@@ -1,11 +1,9 @@
 // Re-reads the --authentication-config file when it changes (pkg/kubeapiserver/options/authentication.go
 // and authenticator/config.go): a valid file whose new authenticators become healthy replaces the old
 // set atomically; anything else is logged and the old set stays. Reload results are counted as upstream.
-import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
 import type { AuthResponse, MaybeSyncTokenAuthenticator } from '@cl/auth';
-import type { AuthenticationConfiguration } from '@cl/config';
+import { ConfigFileWatcher, type AuthenticationConfiguration } from '@cl/config';
 import { defaultLogger, type JwtAuthenticatorOptions, type Logger } from './jwt-authenticator';
 import { JwtAuthenticators } from './jwt-authenticators';
 import { reloadLastTimestamp, reloadsTotal, sha256Label } from './metrics';
@@ -35,9 +33,7 @@ export class ReloadingJwtAuthenticator implements MaybeSyncTokenAuthenticator {
   private readonly log: Logger;
   private readonly idHash: string;
   private readonly authnOpts: JwtAuthenticatorOptions;
-  private watcher: FSWatcher | null = null;
-  private poll: NodeJS.Timeout | null = null;
-  private chain: Promise<void> = Promise.resolve();
+  private readonly watcher: ConfigFileWatcher;
   private closed = false;
   private readonly retiring = new Map<NodeJS.Timeout, JwtAuthenticators>();
 
@@ -47,6 +43,7 @@ export class ReloadingJwtAuthenticator implements MaybeSyncTokenAuthenticator {
     this.tracked = opts.initialContent;
     this.authnOpts = { log: this.log, ...opts.authenticatorOptions };
     this.current = JwtAuthenticators.fromConfig(opts.initialConfig, this.authnOpts);
+    this.watcher = new ConfigFileWatcher(opts.file, () => this.check(), { pollMs: opts.pollMs, log: this.log, what: 'authentication config' });
     reloadsTotal();
     reloadLastTimestamp();
   }
@@ -66,25 +63,12 @@ export class ReloadingJwtAuthenticator implements MaybeSyncTokenAuthenticator {
 
   /** Starts watching the file (and polling it); runs one check right away, like upstream. */
   start(): void {
-    try {
-      // Watch the directory: editors and `kubectl create configmap` style updates replace the file.
-      const name = basename(this.opts.file);
-      this.watcher = watch(dirname(this.opts.file), (_ev, f) => {
-        if (!f || f === name || f.startsWith('..')) this.trigger();
-      });
-      this.watcher.on('error', (e) => this.log(`watching authentication config file: ${e.message}`));
-    } catch (e) {
-      this.log(`watching authentication config file: ${(e as Error).message}`);
-    }
-    this.poll = setInterval(() => this.trigger(), this.opts.pollMs ?? 60_000);
-    this.poll.unref();
-    this.trigger();
+    this.watcher.start();
   }
 
   /** Runs one reload check, serialised with any other; resolves when it is done. */
   trigger(): Promise<void> {
-    this.chain = this.chain.then(() => this.check()).catch((e: Error) => this.log(`authentication config reload: ${e.message}`));
-    return this.chain;
+    return this.watcher.check();
   }
 
   private record(status: 'success' | 'failure'): void {
@@ -153,8 +137,7 @@ export class ReloadingJwtAuthenticator implements MaybeSyncTokenAuthenticator {
 
   close(): void {
     this.closed = true;
-    this.watcher?.close();
-    if (this.poll) clearInterval(this.poll);
+    this.watcher.close();
     for (const [t, old] of this.retiring) {
       clearTimeout(t);
       old.close();

@@ -21,6 +21,7 @@ export { MatchConditions, type MatchConditionInput, type MatchOutcome } from './
 export {
   specFromAttributes,
   attributesFromSpec,
+  nonResourceAttributes,
   cacheKeyOf,
   encodeReviewRequest,
   decodeReviewResponse,

@@ -3,11 +3,9 @@
 // read, load, validate or build keeps the current chain and counts a failure; a good one is swapped in
 // atomically (new webhooks, so empty caches) and counts a success.
 import { createHash } from 'node:crypto';
-import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
 import type { Attributes } from '@cl/auth';
-import { loadAuthorizationConfiguration, type AuthorizationConfiguration } from '@cl/config';
+import { ConfigFileWatcher, loadAuthorizationConfiguration, type AuthorizationConfiguration } from '@cl/config';
 import { AuthorizerChain, SUPPORTED_AUTHORIZER_TYPES, type AuthorizerChainOptions } from './chain';
 import { authorizationMetrics } from './metrics';
 import type { AuthorizationResult, AuthorizeOptions, ChainAuthorizer, Logger } from './types';
@@ -51,9 +49,7 @@ export class ReloadingAuthorizer implements ChainAuthorizer {
   private readonly requiredTypes: Set<string>;
   private readonly idHash: string;
   private readonly log: Logger;
-  private watcher: FSWatcher | null = null;
-  private poll: NodeJS.Timeout | null = null;
-  private queue: Promise<void> = Promise.resolve();
+  private readonly watcher: ConfigFileWatcher;
   private readonly retiring = new Set<{ timer: NodeJS.Timeout; chain: AuthorizerChain }>();
   private closed = false;
   private readonly reloads = authorizationMetrics.reloads();
@@ -71,6 +67,7 @@ export class ReloadingAuthorizer implements ChainAuthorizer {
     this.lastBytes = initialText;
     this.lastConfig = canonical(config);
     this.requiredTypes = new Set(config.authorizers.filter((a) => a.type !== 'Webhook').map((a) => a.type));
+    this.watcher = new ConfigFileWatcher(opts.file, () => this.checkOnce(), { pollMs: opts.pollMs, log: this.log, what: 'authorization config' });
   }
 
   /** The chain in force now. */
@@ -85,32 +82,18 @@ export class ReloadingAuthorizer implements ChainAuthorizer {
   /** Starts watching and polling; records the initial success and checks once right away, as upstream. */
   start(): void {
     this.record('success');
-    try {
-      // Watch the directory: editors and config-map updates replace the file rather than write it in place.
-      const name = basename(this.opts.file);
-      this.watcher = watch(dirname(this.opts.file), (_ev, f) => {
-        if (!f || f === name || f.startsWith('..')) void this.check();
-      });
-      this.watcher.on('error', (e) => this.log(`watching authorization config file: ${e.message}`));
-    } catch (e) {
-      this.log(`watching authorization config file: ${(e as Error).message}`);
-    }
-    this.poll = setInterval(() => void this.check(), this.opts.pollMs ?? 60_000);
-    this.poll.unref();
-    void this.check();
+    this.watcher.start();
   }
 
   /** Runs one reload check after any running one; resolves when it is done. */
   check(): Promise<void> {
-    this.queue = this.queue.then(() => this.checkOnce()).catch((e: Error) => this.log(`authorization config reload: ${e.message}`));
-    return this.queue;
+    return this.watcher.check();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    this.watcher?.close();
-    if (this.poll) clearInterval(this.poll);
-    await this.queue;
+    this.watcher.close();
+    await this.watcher.idle();
     for (const r of this.retiring) {
       clearTimeout(r.timer);
       r.chain.close();

@@ -1,5 +1,5 @@
 import { userInfo, type Attributes } from '@cl/auth';
-import { attributesFromSpec, cacheKeyOf, cacheKeyOfAttributes, decodeReviewResponse, encodeReviewRequest, specFromAttributes } from './sar';
+import { attributesFromSpec, cacheKeyOf, cacheKeyOfAttributes, decodeReviewResponse, encodeReviewRequest, nonResourceAttributes, specFromAttributes } from './sar';
 import { forbiddenStatus } from './responses';
 
 const jane = userInfo({ username: 'jane', uid: '1', groups: ['group1', 'group2'], extra: { scopes: ['read', 'write'] } });
@@ -16,18 +16,7 @@ const resource = (over: Partial<Attributes> = {}): Attributes => ({
   name: 'my-pod',
   ...over,
 });
-const nonResource = (path: string, user = userInfo({ username: 'bob', groups: ['system:authenticated'] })): Attributes => ({
-  user,
-  verb: 'get',
-  isResourceRequest: false,
-  path,
-  namespace: '',
-  apiGroup: '',
-  apiVersion: '',
-  resource: '',
-  subresource: '',
-  name: '',
-});
+const nonResource = (path: string, user = userInfo({ username: 'bob', groups: ['system:authenticated'] })): Attributes => nonResourceAttributes(user, 'get', path);
 
 describe('request body bytes (authz-egress A.4.2)', () => {
   test.each([

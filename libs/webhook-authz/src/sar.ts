@@ -2,48 +2,21 @@
 // authorizer attributes: what the webhook authorizer sends, what it keys its cache with, and what the API
 // server's subjectaccessreviews endpoints accept.
 import type { Attributes, SelectorRequirement, UserInfo } from '@cl/auth';
+import type { CelSubjectAccessReviewSpec } from '@cl/cel';
 import { goJsonMarshal, goKeyOrder, wellFormed } from './go-json';
 
 export type SubjectAccessReviewVersion = 'v1' | 'v1beta1';
 export const SAR_GROUP = 'authorization.k8s.io';
 
-export interface SelectorRequirementJson {
-  key: string;
-  operator: string;
-  values?: string[];
-}
-
-export interface SelectorJson {
-  rawSelector?: string;
-  requirements?: SelectorRequirementJson[];
-}
-
-export interface ResourceAttributesJson {
-  namespace?: string;
-  verb?: string;
-  group?: string;
-  version?: string;
-  resource?: string;
-  subresource?: string;
-  name?: string;
-  fieldSelector?: SelectorJson;
-  labelSelector?: SelectorJson;
-}
-
-export interface NonResourceAttributesJson {
-  path?: string;
-  verb?: string;
-}
-
-/** v1 SubjectAccessReviewSpec (v1beta1 spells `groups` as `group`). */
-export interface SubjectAccessReviewSpec {
-  resourceAttributes?: ResourceAttributesJson;
-  nonResourceAttributes?: NonResourceAttributesJson;
-  user?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
-  uid?: string;
-}
+/**
+ * v1 SubjectAccessReviewSpec (v1beta1 spells `groups` as `group`): the very shape CEL match conditions see as
+ * `request`, so it is declared once, in @cl/cel.
+ */
+export type SubjectAccessReviewSpec = CelSubjectAccessReviewSpec;
+export type ResourceAttributesJson = NonNullable<SubjectAccessReviewSpec['resourceAttributes']>;
+export type NonResourceAttributesJson = NonNullable<SubjectAccessReviewSpec['nonResourceAttributes']>;
+export type SelectorJson = NonNullable<ResourceAttributesJson['fieldSelector']>;
+export type SelectorRequirementJson = NonNullable<SelectorJson['requirements']>[number];
 
 export interface SubjectAccessReviewStatus {
   allowed: boolean;
@@ -309,19 +282,10 @@ export function attributesFromSpec(spec: SubjectAccessReviewSpec, user: UserInfo
     return { attrs, ignored };
   }
   const nra = spec.nonResourceAttributes ?? {};
-  return {
-    attrs: {
-      user,
-      verb: nra.verb ?? '',
-      isResourceRequest: false,
-      path: nra.path ?? '',
-      namespace: '',
-      apiGroup: '',
-      apiVersion: '',
-      resource: '',
-      subresource: '',
-      name: '',
-    },
-    ignored: [],
-  };
+  return { attrs: nonResourceAttributes(user, nra.verb ?? '', nra.path ?? ''), ignored: [] };
+}
+
+/** The attributes of a non-resource request (`verb` on `path`): every resource field empty. */
+export function nonResourceAttributes(user: UserInfo, verb: string, path: string): Attributes {
+  return { user, verb, isResourceRequest: false, path, namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' };
 }

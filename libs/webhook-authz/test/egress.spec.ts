@@ -4,8 +4,8 @@ import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { userInfo, type Attributes } from '@cl/auth';
 import { createEgressSelector } from '@cl/egress';
-import { AuthorizerChain, type AgentFactory } from '../src';
-import { answer, startFakeWebhook, type FakeWebhook } from './fake-webhook';
+import { AuthorizerChain, nonResourceAttributes, type AgentFactory } from '../src';
+import { answer, oneWebhookConfig, startFakeWebhook, type FakeWebhook } from './fake-webhook';
 
 jest.setTimeout(60_000);
 
@@ -44,37 +44,11 @@ afterAll(async () => {
   await fake.close();
 });
 
-const attrs: Attributes = {
-  user: userInfo({ username: 'alice' }),
-  verb: 'get',
-  isResourceRequest: false,
-  path: '/x',
-  namespace: '',
-  apiGroup: '',
-  apiVersion: '',
-  resource: '',
-  subresource: '',
-  name: '',
-};
+const attrs: Attributes = nonResourceAttributes(userInfo({ username: 'alice' }), 'get', '/x');
 
 function chainWith(agentFactory: AgentFactory) {
   return AuthorizerChain.fromConfig(
-    {
-      authorizers: [
-        {
-          type: 'Webhook',
-          name: 'egress',
-          webhook: {
-            authorizedTTL: 1,
-            unauthorizedTTL: 1,
-            timeout: 5_000,
-            subjectAccessReviewVersion: 'v1',
-            failurePolicy: 'NoOpinion',
-            connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: fake.kubeconfig() },
-          },
-        },
-      ],
-    },
+    oneWebhookConfig(fake, 'egress'),
     { agentFactory, log: () => undefined },
   );
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCA, issueClientCert, issueServingCert, type PemPair } from '@cl/pki';
 import { register } from 'prom-client';
+import type { AuthorizationConfiguration } from '@cl/config';
 
 export interface RecordedRequest {
   method: string;
@@ -111,4 +112,24 @@ export async function metricValue(name: string, labels: Record<string, string>):
     (v) => !('metricName' in v && v.metricName !== name) && Object.entries(labels).every(([k, val]) => v.labels[k] === val),
   );
   return hit ? hit.value : 0;
+}
+
+/** An AuthorizationConfiguration with one v1 Webhook authorizer (1 ms cache TTLs, NoOpinion on failure) at `fake`. */
+export function oneWebhookConfig(fake: FakeWebhook, name: string): AuthorizationConfiguration {
+  return {
+    authorizers: [
+      {
+        type: 'Webhook',
+        name,
+        webhook: {
+          authorizedTTL: 1,
+          unauthorizedTTL: 1,
+          timeout: 5_000,
+          subjectAccessReviewVersion: 'v1',
+          failurePolicy: 'NoOpinion',
+          connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: fake.kubeconfig() },
+        },
+      },
+    ],
+  };
 }

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import express from 'express';
 import { userInfo, type Attributes, type UserInfo } from '@cl/auth';
-import { AuthorizerChain, ReloadingAuthorizer, authorizationMiddleware } from '../src';
-import { answer, metricValue, startFakeWebhook, type FakeWebhook } from './fake-webhook';
+import { AuthorizerChain, ReloadingAuthorizer, authorizationMiddleware, nonResourceAttributes } from '../src';
+import { answer, metricValue, oneWebhookConfig, startFakeWebhook, type FakeWebhook } from './fake-webhook';
 
 jest.setTimeout(60_000);
 let fake: FakeWebhook;
@@ -15,18 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-const attrs: Attributes = {
-  user: userInfo({ username: 'alice' }),
-  verb: 'get',
-  isResourceRequest: false,
-  path: '/x',
-  namespace: '',
-  apiGroup: '',
-  apiVersion: '',
-  resource: '',
-  subresource: '',
-  name: '',
-};
+const attrs: Attributes = nonResourceAttributes(userInfo({ username: 'alice' }), 'get', '/x');
 
 const config = (name: string, kubeconfig: string, comment = '') => `${comment}apiVersion: apiserver.config.k8s.io/v1alpha1
 kind: AuthorizationConfiguration
@@ -94,22 +83,7 @@ describe('reload', () => {
 describe('Express middleware', () => {
   test('allow passes through, no opinion is a 403 Status, a failing webhook a 500', async () => {
     const chain = AuthorizerChain.fromConfig(
-      {
-        authorizers: [
-          {
-            type: 'Webhook',
-            name: 'mw',
-            webhook: {
-              authorizedTTL: 1,
-              unauthorizedTTL: 1,
-              timeout: 5_000,
-              subjectAccessReviewVersion: 'v1',
-              failurePolicy: 'NoOpinion',
-              connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: fake.kubeconfig() },
-            },
-          },
-        ],
-      },
+      oneWebhookConfig(fake, 'mw'),
       { log: () => undefined },
     );
     const app = express();
