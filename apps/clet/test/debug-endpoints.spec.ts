@@ -4,6 +4,7 @@
 // streaming server over WebSockets, /stats/summary, /metrics/resource, /metrics/cadvisor, /runningpods/.
 // A small HTTPS server in this file stands in for the API server's SubjectAccessReview API: it allows
 // alice everything and carol only the `stats` subresource, and records what it was asked.
+import { waitFor as poll } from '@cl/testing';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer, request as httpsRequest, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -46,13 +47,11 @@ async function pod(): Promise<PodJson | undefined> {
   return items.find((p) => p.metadata.name === POD);
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>): Promise<T> {
-  for (let i = 0; ; i++) {
-    const v = await fn().catch(() => undefined);
-    if (v) return v;
-    if (i > 400) throw new Error(`timed out waiting for ${what}; clet stderr:\n${proc.stderr().slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** The shared poller; a failure also shows the end of clet's stderr. */
+function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 80_000): Promise<T> {
+  return poll(fn, what, Math.ceil(timeoutMs / 200), 200).catch((e: Error) => {
+    throw new Error(`${e.message}; clet stderr:\n${proc?.stderr().slice(-3000)}`);
+  });
 }
 
 /** Reads a streaming response until `enough` holds for the body so far, then hangs up. */

@@ -1,5 +1,6 @@
 // End to end: the built clet binary (nx build clet) with --pod-manifest-path against a private
 // containerd; pods read from the read-only server's /pods; a restart adopts the running containers.
+import { waitFor as poll } from '@cl/testing';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -62,14 +63,11 @@ async function podList(ro: number): Promise<PodJson[]> {
   return list.items;
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; clet stderr:\n${proc?.stderr().slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** The shared poller; a failure also shows the end of clet's stderr. */
+function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  return poll(fn, what, Math.ceil(timeoutMs / 200), 200).catch((e: Error) => {
+    throw new Error(`${e.message}; clet stderr:\n${proc?.stderr().slice(-3000)}`);
+  });
 }
 
 test('a manifest runs, /pods reports it, a broken manifest is logged, and a restarted clet adopts the container', async () => {

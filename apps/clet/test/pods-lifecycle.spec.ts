@@ -3,6 +3,7 @@
 // (--image-gc-*-threshold, --minimum-image-ttl-duration), log rotation (--container-log-max-size/-files),
 // init containers, limits, grace periods, pull errors, termination messages, DNS and a single-file path.
 // One file on purpose: each spec file starts its own containerd, and the suite shares 2 cores.
+import { waitFor as poll } from '@cl/testing';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -29,19 +30,9 @@ let mgr: PodManager;
 const UID = 'io.kubernetes.pod.uid';
 const NAME = 'io.kubernetes.container.name';
 
-async function waitFor<T>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** The shared poller, with this suite's argument order and time bound. */
+function waitFor<T>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+  return poll(fn, what, Math.ceil(timeoutMs / 100));
 }
 
 const podNamed = (name: string) => (mgr.pods() as Pod[]).find((p) => p.metadata.name === name);

@@ -1,5 +1,6 @@
 // The pod manager against a real private containerd: static pods from files and a URL, the sync loop,
 // restart policies and back-off, removal, edits, adoption after a restart, logs, GC.
+import { waitFor as poll } from '@cl/testing';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
@@ -44,19 +45,9 @@ function options(extra: Partial<PodManagerOptions> = {}): PodManagerOptions {
   };
 }
 
-async function waitFor<T>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** The shared poller, with this suite's argument order and time bound. */
+function waitFor<T>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+  return poll(fn, what, Math.ceil(timeoutMs / 100));
 }
 
 const podsOf = (m: PodManager) => m.pods() as Pod[];

@@ -12,13 +12,15 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Polls `probe` until it returns a value other than undefined (or throws past the attempts). */
-export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, attempts = 600, everyMs = 100): Promise<T> {
+type NotYet = undefined | null | false;
+
+/** Polls `probe` until it returns something other than undefined, null or false (or throws past the attempts). */
+export async function waitFor<T>(probe: () => Promise<T | NotYet> | T | NotYet, what: string, attempts = 600, everyMs = 100): Promise<T> {
   let last: unknown;
   for (let i = 0; i < attempts; i++) {
     try {
       const v = await probe();
-      if (v !== undefined) return v;
+      if (v !== undefined && v !== null && v !== false) return v as T;
     } catch (e) {
       last = e;
     }
