@@ -6,7 +6,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { requestInfo, requestAttributes, type Authorizer, type RequestAuthenticator, type UserInfo } from '@cl/auth';
+import {
+  isPromiseLike,
+  requestAttributes,
+  requestInfo,
+  type Attributes,
+  type AuthResponse,
+  type Authorizer,
+  type Decision,
+  type MaybePromise,
+  type RequestAuthenticator,
+  type RequestInfo,
+  type UserInfo,
+} from '@cl/auth';
 import { HealthChecks, ShutdownCheck, logCheck, notFound, pingCheck, type HealthCheck, type HealthEndpoint } from '@cl/healthz';
 import { generateSelfSignedServing } from '@cl/pki';
 import { openStore, storeHealthCheck, type Store } from '@cl/store';
@@ -102,11 +114,34 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
   let draining = false;
   let drained: (() => void) | undefined;
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const started = process.hrtime.bigint();
+  // The request path is written as plain continuations rather than async functions: with anonymous or
+  // certificate users, the built-in authorizers and the health checks every step answers synchronously, and a
+  // request then costs no promise at all (bench/healthz). Steps that do I/O (tokens, webhooks, routes) return
+  // promises and the same continuations run when they settle.
+  interface Request {
+    req: IncomingMessage;
+    res: ServerResponse;
+    method: string;
+    info: RequestInfo;
+    started: number;
+    pathClass: string;
+  }
+
+  const finished = (r: Request) => {
+    if (--inFlight === 0) drained?.();
+    if (r.res.writableFinished) metrics.observe(requestLabels(r.method, r.info, r.pathClass), r.res.statusCode, (performance.now() - r.started) / 1000);
+  };
+
+  const failed = (r: Request, e: unknown) => {
+    log.error(`request ${r.method} ${JSON.stringify(r.req.url)} failed: ${(e as Error)?.stack ?? e}`);
+    if (!r.res.headersSent) writeStatus(r.req, r.res, statuses.internal('an error on the server has prevented the request from succeeding'));
+    else r.res.destroy();
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const method = req.method ?? 'GET';
     const info = requestInfo(method, req.url ?? '/');
-    let pathClass = 'other';
+    const r: Request = { req, res, method, info, started: performance.now(), pathClass: 'other' };
     res.setHeader('Cache-Control', 'no-cache, private');
     res.setHeader('Audit-Id', headerValue(req.headers['audit-id']) ?? randomUUID());
     if (draining && !exemptFromRetryAfter(info.path, req.headers['user-agent'])) {
@@ -119,91 +154,125 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
       return;
     }
     inFlight++;
-    res.on('close', () => {
-      if (--inFlight === 0) drained?.();
-    });
-    res.on('finish', () => {
-      metrics.observe(requestLabels(method, info, pathClass), res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
-    });
+    res.on('close', () => finished(r));
     try {
-      let user: UserInfo;
-      // Upstream 1.33: an `authentication` span of its own, then the server span parented by the caller's trace
-      // context only for privileged users (otherwise a new root linked to it).
-      const authnSpan = tracing?.startSpan('authentication', { parent: null, tracerName: 'k8s.op/apiserver/pkg/endpoints/filterlatency' });
-      try {
-        const r = await parts.authenticator.authenticate(req).finally(() => authnSpan?.end());
-        if (!r) {
-          log.v(2, `Unable to authenticate the request: no credentials accepted for ${method} ${info.path}`);
-          return writeStatus(req, res, statuses.unauthorized());
-        }
-        user = r.user;
-      } catch (e) {
-        log.info(`Unable to authenticate the request: ${(e as Error).message}`);
-        return writeStatus(req, res, statuses.unauthorized());
-      }
-      const attrs = requestAttributes(req, user, info);
-      if (tracing) {
-        const { span, context } = tracing.startServerSpan(req, {
-          name: serverSpanName(method, info),
-          trusted: isTracingTrusted(user.groups),
-          localParent: authnSpan ? tracing.contextWith(authnSpan) : undefined,
-        });
-        res.on('finish', () => span.end());
-        return await tracing.withContext(context, () => authorizeAndServe(req, res, user, info, attrs, (c) => (pathClass = c)));
-      }
-      return await authorizeAndServe(req, res, user, info, attrs, (c) => (pathClass = c));
+      const done = authenticate(r);
+      if (isPromiseLike(done)) done.catch((e: unknown) => failed(r, e));
     } catch (e) {
-      log.error(`request ${method} ${JSON.stringify(req.url)} failed: ${(e as Error).stack ?? e}`);
-      if (!res.headersSent) writeStatus(req, res, statuses.internal('an error on the server has prevented the request from succeeding'));
-      else res.destroy();
+      failed(r, e);
     }
   };
 
-  const authorizeAndServe = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    user: UserInfo,
-    info: ReturnType<typeof requestInfo>,
-    attrs: ReturnType<typeof requestAttributes>,
-    setPathClass: (c: string) => void,
-  ) => {
-    const method = req.method ?? 'GET';
-    let decision;
-    const authzSpan = tracing?.startSpan('authorization', { attributes: { verb: attrs.verb, path: attrs.path } });
+  const authenticate = (r: Request): MaybePromise<unknown> => {
+    // Upstream 1.33: an `authentication` span of its own, then the server span parented by the caller's trace
+    // context only for privileged users (otherwise a new root linked to it).
+    const span = tracing?.startSpan('authentication', { parent: null, tracerName: 'k8s.op/apiserver/pkg/endpoints/filterlatency' });
+    let answer: MaybePromise<AuthResponse | null>;
     try {
-      decision = await parts.authorizer.authorize(attrs).finally(() => authzSpan?.end());
+      answer = parts.authenticator.authenticate(r.req);
     } catch (e) {
-      log.error(`Authorization error (user=${JSON.stringify(user.username)}, verb=${JSON.stringify(attrs.verb)}): ${(e as Error).message}`);
-      // Upstream answers a failed authorizer with plain text, not a Status (responsewriters.InternalError).
-      const body = authorizationErrorText(req.url ?? '/', e as Error) + '\n';
-      res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body) });
-      return void res.end(body);
+      span?.end();
+      return unauthenticated(r, e);
     }
+    if (isPromiseLike(answer)) {
+      return answer.then(
+        (a) => {
+          span?.end();
+          return authenticated(r, a, span);
+        },
+        (e: unknown) => {
+          span?.end();
+          unauthenticated(r, e);
+        },
+      );
+    }
+    span?.end();
+    return authenticated(r, answer, span);
+  };
+
+  const unauthenticated = (r: Request, e: unknown) => {
+    log.info(`Unable to authenticate the request: ${(e as Error)?.message ?? e}`);
+    writeStatus(r.req, r.res, statuses.unauthorized());
+  };
+
+  const authenticated = (r: Request, answer: AuthResponse | null, authnSpan: ReturnType<Tracing['startSpan']> | undefined): MaybePromise<unknown> => {
+    if (!answer) {
+      log.v(2, `Unable to authenticate the request: no credentials accepted for ${r.method} ${r.info.path}`);
+      return writeStatus(r.req, r.res, statuses.unauthorized());
+    }
+    const user = answer.user;
+    const attrs = requestAttributes(r.req, user, r.info);
+    if (tracing) {
+      const { span, context } = tracing.startServerSpan(r.req, {
+        name: serverSpanName(r.method, r.info),
+        trusted: isTracingTrusted(user.groups),
+        localParent: authnSpan ? tracing.contextWith(authnSpan) : undefined,
+      });
+      r.res.on('finish', () => span.end());
+      return tracing.withContext(context, () => authorize(r, user, attrs));
+    }
+    return authorize(r, user, attrs);
+  };
+
+  const authorize = (r: Request, user: UserInfo, attrs: Attributes): MaybePromise<unknown> => {
+    const span = tracing?.startSpan('authorization', { attributes: { verb: attrs.verb, path: attrs.path } });
+    let decision: MaybePromise<Decision>;
+    try {
+      decision = parts.authorizer.authorize(attrs);
+    } catch (e) {
+      span?.end();
+      return authorizationFailed(r, user, attrs, e);
+    }
+    if (isPromiseLike(decision)) {
+      return decision.then(
+        (d) => {
+          span?.end();
+          return serve(r, user, attrs, d);
+        },
+        (e: unknown) => {
+          span?.end();
+          authorizationFailed(r, user, attrs, e);
+        },
+      );
+    }
+    span?.end();
+    return serve(r, user, attrs, decision);
+  };
+
+  const authorizationFailed = (r: Request, user: UserInfo, attrs: Attributes, e: unknown) => {
+    log.error(`Authorization error (user=${JSON.stringify(user.username)}, verb=${JSON.stringify(attrs.verb)}): ${(e as Error)?.message ?? e}`);
+    // Upstream answers a failed authorizer with plain text, not a Status (responsewriters.InternalError).
+    const body = authorizationErrorText(r.req.url ?? '/', e as Error) + '\n';
+    r.res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body) });
+    r.res.end(body);
+  };
+
+  const serve = (r: Request, user: UserInfo, attrs: Attributes, decision: Decision): MaybePromise<unknown> => {
+    const { req, res, method, info } = r;
     if (decision.decision !== 'Allow') {
       log.v(2, `Forbidden: ${JSON.stringify(info.path)}, Reason: ${JSON.stringify(decision.reason)}`);
       return writeStatus(req, res, forbidden(attrs, decision.reason));
     }
     const path = info.path;
     if (health.isHealthPath(path)) {
-      setPathClass(path);
-      await health.handle(req, res);
-      return;
+      r.pathClass = path;
+      return health.handle(req, res);
     }
-    const route = routes.find((r) => r.matches(method, path));
+    const route = routes.find((x) => x.matches(method, path));
     if (!route) {
       if (/^\/apis?(\/|$)/.test(path)) return writeStatus(req, res, statuses.notFound());
       return notFound(res);
     }
-    setPathClass(route.pathClass);
+    r.pathClass = route.pathClass;
     const ctx: RequestContext = { req, res, user, info, path };
-    await route.handle(ctx);
+    return route.handle(ctx);
   };
 
   const tls = await servingCertificate(opts, log);
   const server: Server = createHttpsServer(
     // Header limit as Go's http.Server (1 MiB), so a large bearer token is judged by authentication (401), not refused as a bad request.
     { cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2', maxHeaderSize: 1 << 20 },
-    (req, res) => void handle(req, res),
+    handle,
   );
   server.keepAliveTimeout = 65_000;
   server.on('tlsClientError', (err) => log.v(4, `TLS handshake error: ${err.message}`));
@@ -291,7 +360,7 @@ function sendMetrics(res: ServerResponse, body: string, contentType: string) {
 }
 
 /** Upstream's 403 Status for non-resource and resource requests (the group/resource, not the subresource, qualifies). */
-function forbidden(attrs: ReturnType<typeof requestAttributes>, reason: string) {
+function forbidden(attrs: Attributes, reason: string) {
   return forbiddenStatus(attrs, reason);
 }
 

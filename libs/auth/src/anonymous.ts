@@ -21,7 +21,7 @@ export function requestPath(req: IncomingMessage): string {
 export function anonymousAuthenticator(opts: AnonymousOptions = {}): RequestAuthenticator {
   const allowed = new Set((opts.conditions ?? []).map((c) => c.path));
   return {
-    async authenticate(req: IncomingMessage): Promise<AuthResponse | null> {
+    authenticate(req: IncomingMessage): AuthResponse | null {
       if (allowed.size > 0 && !allowed.has(requestPath(req))) return null;
       return { user: { username: ANONYMOUS_USER, uid: '', groups: [ALL_UNAUTHENTICATED], extra: {} } };
     },

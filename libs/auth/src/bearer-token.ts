@@ -2,7 +2,7 @@
 // to a TokenAuthenticator. A token that nobody accepts is an error ("invalid bearer token"), so the
 // request gets a 401 rather than falling through to anonymous.
 import type { IncomingMessage } from 'node:http';
-import type { AuthResponse, RequestAuthenticator, TokenAuthenticator } from './types';
+import type { AuthResponse, MaybePromise, RequestAuthenticator, TokenAuthenticator } from './types';
 
 const invalidToken = () => new Error('invalid bearer token');
 
@@ -19,14 +19,15 @@ export function bearerTokenFromHeader(header: string | undefined): string | null
 
 export function bearerTokenAuthenticator(tokens: TokenAuthenticator): RequestAuthenticator {
   return {
-    async authenticate(req: IncomingMessage): Promise<AuthResponse | null> {
+    authenticate(req: IncomingMessage): MaybePromise<AuthResponse | null> {
       const token = bearerTokenFromHeader(req.headers.authorization);
-      if (token === null) return null;
-      const res = await tokens.authenticateToken(token);
-      if (!res) throw invalidToken();
-      // Later stages (and proxies) must not see the credential.
-      delete req.headers.authorization;
-      return res;
+      if (token === null) return null; // no promise for requests without a token
+      return tokens.authenticateToken(token).then((res) => {
+        if (!res) throw invalidToken();
+        // Later stages (and proxies) must not see the credential.
+        delete req.headers.authorization;
+        return res;
+      });
     },
   };
 }
@@ -36,7 +37,7 @@ const WS_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
 /** `Sec-WebSocket-Protocol: base64url.bearer.authorization.k8s.io.<b64url(token)>` on upgrade requests. */
 export function websocketProtocolAuthenticator(tokens: TokenAuthenticator): RequestAuthenticator {
   return {
-    async authenticate(req: IncomingMessage): Promise<AuthResponse | null> {
+    authenticate(req: IncomingMessage): MaybePromise<AuthResponse | null> {
       const upgrade = (req.headers.upgrade ?? '').toLowerCase();
       const conn = (req.headers.connection ?? '').toLowerCase();
       if (upgrade !== 'websocket' || !conn.split(',').some((c) => c.trim() === 'upgrade')) return null;
@@ -55,9 +56,10 @@ export function websocketProtocolAuthenticator(tokens: TokenAuthenticator): Requ
       }
       if (!sawPrefix) return null;
       if (!token) throw new Error('invalid base64.bearer.authorization token');
-      const res = await tokens.authenticateToken(token);
-      if (!res) throw invalidToken();
-      return res;
+      return tokens.authenticateToken(token).then((res) => {
+        if (!res) throw invalidToken();
+        return res;
+      });
     },
   };
 }

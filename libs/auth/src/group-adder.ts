@@ -1,7 +1,8 @@
 // pkg/authentication/group/authenticated_group_adder.go: every authenticated user except the anonymous
 // one gets `system:authenticated` appended last, unless it already has it or `system:unauthenticated`.
 import type { IncomingMessage } from 'node:http';
-import type { AuthResponse, RequestAuthenticator, UserInfo } from './types';
+import { thenMaybe } from './maybe-promise';
+import type { AuthResponse, MaybePromise, RequestAuthenticator, UserInfo } from './types';
 
 export const ANONYMOUS_USER = 'system:anonymous';
 export const ALL_AUTHENTICATED = 'system:authenticated';
@@ -15,10 +16,14 @@ export function withAuthenticatedGroup(user: UserInfo): UserInfo {
 
 export function authenticatedGroupAdder(inner: RequestAuthenticator): RequestAuthenticator {
   return {
-    async authenticate(req: IncomingMessage): Promise<AuthResponse | null> {
-      const res = await inner.authenticate(req);
-      if (!res) return null;
-      return { ...res, user: withAuthenticatedGroup(res.user) };
+    authenticate(req: IncomingMessage): MaybePromise<AuthResponse | null> {
+      return thenMaybe(inner.authenticate(req), addGroup);
     },
   };
+}
+
+function addGroup(res: AuthResponse | null): AuthResponse | null {
+  if (!res) return null;
+  const user = withAuthenticatedGroup(res.user);
+  return user === res.user ? res : { ...res, user };
 }

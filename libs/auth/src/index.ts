@@ -4,6 +4,7 @@ export type {
   RequestAuthenticator,
   TokenAuthenticator,
   MaybeSyncTokenAuthenticator,
+  MaybePromise,
   Authorizer,
   Attributes,
   Decision,
@@ -11,6 +12,7 @@ export type {
   SelectorRequirement,
 } from './types';
 export { userInfo } from './types';
+export { isPromiseLike, thenMaybe } from './maybe-promise';
 export { AggregateError, aggregate } from './errors';
 export { unionAuthenticator, unionTokenAuthenticator, type UnionOptions } from './union';
 export {

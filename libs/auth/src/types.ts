@@ -17,11 +17,18 @@ export interface AuthResponse {
 }
 
 /**
- * Authenticates a whole request. Resolves `null` when the request carries no credential this
- * authenticator understands ("not mine"); rejects when it carries one that is invalid.
+ * A value now or a promise of it. The pieces on the request path answer synchronously when they need no I/O
+ * (anonymous, no credential, AlwaysAllow, RBAC-like rules), so such a request allocates no promise per layer;
+ * `await` takes either form, and `thenMaybe` continues without one.
+ */
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Authenticates a whole request. Answers `null` when the request carries no credential this
+ * authenticator understands ("not mine"); throws or rejects when it carries one that is invalid.
  */
 export interface RequestAuthenticator {
-  authenticate(req: IncomingMessage): Promise<AuthResponse | null>;
+  authenticate(req: IncomingMessage): MaybePromise<AuthResponse | null>;
 }
 
 /** Same contract as RequestAuthenticator for a bare bearer token. */
@@ -69,8 +76,9 @@ export interface Attributes {
   labelSelector?: SelectorRequirement[];
 }
 
+/** Decides on a request; answers synchronously when no I/O is needed (see MaybePromise). */
 export interface Authorizer {
-  authorize(attrs: Attributes): Promise<Decision>;
+  authorize(attrs: Attributes): MaybePromise<Decision>;
 }
 
 /** A convenience constructor that fills the optional user fields. */

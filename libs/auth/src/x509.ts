@@ -114,7 +114,7 @@ export function x509Authenticator(opts: X509Options): RequestAuthenticator {
   const roots = parsePemBundle(opts.clientCA);
   const now = opts.now ?? (() => new Date());
   return {
-    async authenticate(req: IncomingMessage): Promise<AuthResponse | null> {
+    authenticate(req: IncomingMessage): AuthResponse | null {
       const sock = req.socket;
       if (!isTLSSocket(sock)) return null;
       const peer = sock.getPeerCertificate(true);

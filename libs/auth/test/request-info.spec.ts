@@ -1,4 +1,5 @@
 import { requestInfo } from '../src';
+import { plainPath } from '../src/request-info';
 
 type Row = [string, string, Partial<ReturnType<typeof requestInfo>>];
 
@@ -36,4 +37,32 @@ test.each<Row>([
   ['POST', '/version', { isResourceRequest: false, verb: 'post' }],
 ])('%s %s', (method, url, want) => {
   expect(requestInfo(method, url)).toMatchObject(want);
+});
+
+// The shortcut must give exactly what URL parsing gives, or decline.
+test.each([
+  '/livez',
+  '/readyz?verbose&exclude=etcd',
+  '/apis/apps.k8s.io/v1/namespaces/a-b/deployments/x_y~z',
+  '/a//b/',
+  "/weird/!$&'()*+,;=:@",
+  '/',
+  '//evil.example/x',
+  '/a/../b',
+  '/a/./b',
+  '/a/..',
+  '/%2e%2e/x',
+  '/a\\b',
+  '/sp ace',
+  '/ünï',
+  '/a#frag',
+  '/a/.hidden/..x',
+])('plainPath(%j) agrees with new URL', (url) => {
+  const got = plainPath(url);
+  if (got !== null) expect(got).toBe(new URL(url, 'http://local').pathname);
+  expect(requestInfo('GET', url).path).toBe(new URL(url, 'http://local').pathname);
+});
+
+test.each(['/livez', '/readyz', '/apis/a.b/v1/x', '/a/.hidden/..x', '/a//b'])('plainPath takes the common path %j without the parser', (url) => {
+  expect(plainPath(url)).not.toBeNull();
 });

@@ -23,7 +23,8 @@ beforeAll(async () => {
   certs.stranger = pki.client('stranger', 'other-ca', '/CN=eve');
   const authn = x509Authenticator({ clientCA: ca.cert });
   server = createServer({ ...srv, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-    authn.authenticate(req).then(
+    // A synchronous answer or throw takes the same path as an asynchronous one.
+    new Promise<AuthResponse | null>((resolve) => resolve(authn.authenticate(req))).then(
       (r: AuthResponse | null) => res.end(JSON.stringify({ result: r })),
       (e: Error) => res.end(JSON.stringify({ error: e.message })),
     );

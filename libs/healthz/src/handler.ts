@@ -27,8 +27,23 @@ export interface AddOptions {
 
 const TEXT = 'text/plain; charset=utf-8';
 
+/** A registered check with its SLI series resolved once, so a health request does no label lookups. */
+interface Entry {
+  check: HealthCheck;
+  record: (healthy: boolean) => void;
+}
+
+interface RunResult {
+  body: string;
+  failed: string[];
+}
+
+const NO_EXCLUSIONS: ReadonlySet<string> = new Set();
+const NOTHING_FAILED: readonly Entry[] = [];
+
 export class HealthChecks {
   private readonly lists: Record<HealthEndpoint, HealthCheck[]> = { healthz: [], livez: [], readyz: [] };
+  private readonly entries: Record<HealthEndpoint, Entry[]> = { healthz: [], livez: [], readyz: [] };
   private readonly log: (line: string) => void;
   private readonly now: () => number;
 
@@ -41,7 +56,9 @@ export class HealthChecks {
     for (const ep of endpoints) {
       if (this.lists[ep].some((c) => c.name === check.name)) throw new Error(`duplicate ${ep} check ${JSON.stringify(check.name)}`);
       const grace = ep === 'livez' ? (opts.livezGraceMs ?? 0) : 0;
-      this.lists[ep].push(grace > 0 ? this.delayed(check, grace) : check);
+      const registered = grace > 0 ? this.delayed(check, grace) : check;
+      this.lists[ep].push(registered);
+      this.entries[ep].push({ check: registered, record: this.recorder(check.name, ep) });
     }
     return this;
   }
@@ -53,25 +70,38 @@ export class HealthChecks {
 
   /** True when `path` is one of the health routes (the aggregate or a registered per-check path). */
   isHealthPath(path: string): boolean {
-    return this.route(path) !== null;
+    return path === '/livez' || path === '/readyz' || path === '/healthz' || this.route(path) !== null;
   }
 
-  /** Answers the request when it is a health route; returns false (and writes nothing) otherwise. */
+  /**
+   * Answers the request when it is a health route; returns false (and writes nothing) otherwise. Synchronous
+   * while every check answers synchronously.
+   */
   handle(req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
     const target = splitTarget(req.url ?? '/');
     if (!target) return false;
     const route = this.route(target.path);
     if (!route) return false;
-    const done = route.check
-      ? this.serveOne(route.endpoint, route.check, res)
-      : this.serveAggregate(route.endpoint, parseGoQuery(target.rawQuery), res);
-    return done.then(() => true);
+    if (route.check) return this.serveOne(route.endpoint, route.check, res).then(() => true);
+    const query = target.rawQuery === '' ? null : parseGoQuery(target.rawQuery);
+    const excluded = query?.get('exclude');
+    const verbose = query?.has('verbose') ?? false;
+    const done = this.run(route.endpoint, excluded ? new Set(excluded) : NO_EXCLUSIONS, verbose, (r) => this.answer(route.endpoint, verbose, r, res));
+    return done === undefined ? true : done.then(() => true);
   }
 
   /** Runs one endpoint's checks as its handler does; for callers that need the verdict without HTTP. */
   async evaluate(endpoint: HealthEndpoint, excluded: Iterable<string> = []): Promise<{ ok: boolean; body: string }> {
-    const r = await this.run(endpoint, new Set(excluded));
-    return { ok: r.failed.length === 0, body: r.body };
+    let out!: RunResult;
+    await this.run(endpoint, new Set(excluded), true, (r) => (out = r));
+    return { ok: out.failed.length === 0, body: out.body };
+  }
+
+  private recorder(name: string, endpoint: HealthEndpoint): (healthy: boolean) => void {
+    const sink = this.opts.metrics;
+    if (!sink) return () => undefined;
+    const resolved = sink.series?.(name, endpoint);
+    return resolved ?? ((healthy) => sink.observe(name, endpoint, healthy));
   }
 
   private route(path: string): { endpoint: HealthEndpoint; check?: HealthCheck } | null {
@@ -94,43 +124,85 @@ export class HealthChecks {
     };
   }
 
-  private async run(endpoint: HealthEndpoint, excluded: Set<string>) {
-    let body = '';
-    let logDetail = '';
-    const failed: string[] = [];
-    for (const c of this.lists[endpoint]) {
-      if (excluded.has(c.name)) {
-        excluded.delete(c.name);
-        body += `[+]${c.name} excluded: ok\n`;
+  /**
+   * Runs the checks in order and hands the result to `done`: synchronously (returning undefined) while the
+   * checks answer synchronously, otherwise from the first pending check on (returning the promise). The report
+   * text is only built when it will be shown (verbose, or a failure).
+   */
+  private run(endpoint: HealthEndpoint, excluded: ReadonlySet<string>, wantBody: boolean, done: (r: RunResult) => void): Promise<void> | undefined {
+    const list = this.entries[endpoint];
+    let errors: Map<Entry, unknown> | null = null;
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i];
+      if (excluded.size > 0 && excluded.has(e.check.name)) continue;
+      let pending: Promise<void> | void;
+      try {
+        pending = e.check.check();
+      } catch (err) {
+        e.record(false);
+        (errors ??= new Map()).set(e, err);
         continue;
       }
+      if (pending) return this.runAsync(endpoint, i, pending, excluded, wantBody, errors, done);
+      e.record(true);
+    }
+    done(this.report(endpoint, excluded, wantBody, errors));
+    return undefined;
+  }
+
+  private async runAsync(
+    endpoint: HealthEndpoint,
+    from: number,
+    pending: Promise<void>,
+    excluded: ReadonlySet<string>,
+    wantBody: boolean,
+    errors: Map<Entry, unknown> | null,
+    done: (r: RunResult) => void,
+  ): Promise<void> {
+    const list = this.entries[endpoint];
+    for (let i = from; i < list.length; i++) {
+      const e = list[i];
+      if (i > from && excluded.size > 0 && excluded.has(e.check.name)) continue;
       try {
-        const pending = c.check();
-        if (pending) await pending;
-        this.opts.metrics?.observe(c.name, endpoint, true);
-        body += `[+]${c.name} ok\n`;
-      } catch (e) {
-        this.opts.metrics?.observe(c.name, endpoint, false);
-        body += `[-]${c.name} failed: reason withheld\n`;
-        logDetail += `[-]${c.name} failed: ${errorText(e)}\n`;
-        failed.push(c.name);
+        await (i === from ? pending : e.check.check());
+        e.record(true);
+      } catch (err) {
+        e.record(false);
+        (errors ??= new Map()).set(e, err);
       }
     }
-    if (excluded.size > 0) {
-      const names = [...excluded].sort(byteOrder).map(goQuote).join(',');
+    done(this.report(endpoint, excluded, wantBody, errors));
+  }
+
+  /** The verbose report in registration order, the warning for unknown exclusions, and the log line for failures. */
+  private report(endpoint: HealthEndpoint, excluded: ReadonlySet<string>, wantBody: boolean, errors: Map<Entry, unknown> | null): RunResult {
+    const failedEntries = errors === null ? NOTHING_FAILED : [...errors.keys()];
+    if (!wantBody && failedEntries.length === 0) return { body: '', failed: [] };
+    let body = '';
+    const unmatched = new Set(excluded);
+    for (const e of this.entries[endpoint]) {
+      const name = e.check.name;
+      if (unmatched.has(name)) {
+        unmatched.delete(name);
+        body += `[+]${name} excluded: ok\n`;
+      } else if (errors?.has(e)) body += `[-]${name} failed: reason withheld\n`;
+      else body += `[+]${name} ok\n`;
+    }
+    if (unmatched.size > 0) {
+      const names = [...unmatched].sort(byteOrder).map(goQuote).join(',');
       body += `warn: some health checks cannot be excluded: no matches for ${names}\n`;
     }
-    if (failed.length > 0) this.log(`${failed.join(',')} check failed: ${endpoint}\n${logDetail}`);
+    const failed = failedEntries.map((e) => e.check.name);
+    if (failed.length > 0) {
+      const detail = failedEntries.map((e) => `[-]${e.check.name} failed: ${errorText(errors?.get(e))}\n`).join('');
+      this.log(`${failed.join(',')} check failed: ${endpoint}\n${detail}`);
+    }
     return { body, failed };
   }
 
-  private async serveAggregate(endpoint: HealthEndpoint, query: Map<string, string[]>, res: ServerResponse) {
-    const { body, failed } = await this.run(endpoint, new Set(query.get('exclude') ?? []));
-    if (failed.length > 0) {
-      send(res, 500, `${body}${endpoint} check failed\n`, true);
-      return;
-    }
-    send(res, 200, query.has('verbose') ? `${body}${endpoint} check passed\n` : 'ok', true);
+  private answer(endpoint: HealthEndpoint, verbose: boolean, r: RunResult, res: ServerResponse): void {
+    if (r.failed.length > 0) send(res, 500, `${r.body}${endpoint} check failed\n`, true);
+    else send(res, 200, verbose ? `${r.body}${endpoint} check passed\n` : 'ok', true);
   }
 
   private async serveOne(_endpoint: HealthEndpoint, check: HealthCheck, res: ServerResponse) {

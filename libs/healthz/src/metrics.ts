@@ -7,6 +7,8 @@ import type { MetricObjectWithValues, MetricValue, Registry } from 'prom-client'
 
 export interface HealthResultSink {
   observe(name: string, type: string, healthy: boolean): void;
+  /** The recorder of one (name, type) series, resolved once at registration; optional for other sinks. */
+  series?(name: string, type: string): (healthy: boolean) => void;
 }
 
 interface Result {
@@ -45,18 +47,29 @@ export function healthSliMetrics(registry: Registry): HealthResultSink {
       ]),
     ) as never,
   );
+  const resultOf = (name: string, type: string, healthy: boolean): Result => {
+    let names = byType.get(type);
+    if (!names) byType.set(type, (names = new Map()));
+    let r = names.get(name);
+    if (!r) {
+      r = { name, type, healthy, success: 0, error: 0 };
+      names.set(name, r);
+    }
+    return r;
+  };
+  const record = (r: Result, healthy: boolean) => {
+    r.healthy = healthy;
+    if (healthy) r.success++;
+    else r.error++;
+  };
   return {
     observe(name, type, healthy) {
-      let names = byType.get(type);
-      if (!names) byType.set(type, (names = new Map()));
-      let r = names.get(name);
-      if (!r) {
-        r = { name, type, healthy, success: 0, error: 0 };
-        names.set(name, r);
-      }
-      r.healthy = healthy;
-      if (healthy) r.success++;
-      else r.error++;
+      record(resultOf(name, type, healthy), healthy);
+    },
+    series(name, type) {
+      let r: Result | undefined;
+      // Created on the first observation, so a check that never ran has no series (as upstream).
+      return (healthy) => record((r ??= resultOf(name, type, healthy)), healthy);
     },
   };
 }

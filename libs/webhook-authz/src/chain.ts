@@ -1,6 +1,6 @@
 // An AuthorizationConfiguration turned into one authorizer: the optional built-in rules in front, then each
 // configured authorizer in file order, instrumented, composed as a union.
-import type { Attributes } from '@cl/auth';
+import type { Attributes, MaybePromise } from '@cl/auth';
 import type { AuthorizationConfiguration } from '@cl/config';
 import { alwaysAllowAuthorizer, alwaysDenyAuthorizer, instrumentedAuthorizer, unionAuthorizer } from './union';
 import type { AuthorizationResult, AuthorizeOptions, ChainAuthorizer, Logger } from './types';
@@ -66,7 +66,7 @@ export class AuthorizerChain implements ChainAuthorizer {
     return new AuthorizerChain(config, webhooks, members);
   }
 
-  authorize(attrs: Attributes, opts?: AuthorizeOptions): Promise<AuthorizationResult> {
+  authorize(attrs: Attributes, opts?: AuthorizeOptions): MaybePromise<AuthorizationResult> {
     return this.union.authorize(attrs, opts);
   }
 

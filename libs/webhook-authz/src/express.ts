@@ -42,8 +42,8 @@ export function authorizationMiddleware<Req extends IncomingMessage = IncomingMe
     const uri = requestUri(req);
     // Attributes come from the path below the mount point, so a Kubernetes-shaped API can be mounted anywhere.
     const attrs = requestAttributes(req, user, requestInfo(req.method ?? 'GET', req.url ?? '/'));
-    authorizer
-      .authorize(attrs)
+    // A synchronous answer or throw joins the same promise path as a webhook's.
+    new Promise<AuthorizationResult>((resolve) => resolve(authorizer.authorize(attrs)))
       .catch((e: unknown): AuthorizationResult => ({ decision: 'NoOpinion', reason: '', error: e instanceof Error ? e : new Error(String(e)) }))
       .then((r) => {
         opts.onDecision?.(req, attrs, r);

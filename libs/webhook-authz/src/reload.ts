@@ -4,7 +4,7 @@
 // atomically (new webhooks, so empty caches) and counts a success.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Attributes } from '@cl/auth';
+import type { Attributes, MaybePromise } from '@cl/auth';
 import { ConfigFileWatcher, loadAuthorizationConfiguration, type AuthorizationConfiguration } from '@cl/config';
 import { AuthorizerChain, SUPPORTED_AUTHORIZER_TYPES, type AuthorizerChainOptions } from './chain';
 import { authorizationMetrics } from './metrics';
@@ -75,7 +75,7 @@ export class ReloadingAuthorizer implements ChainAuthorizer {
     return this.chain;
   }
 
-  authorize(attrs: Attributes, opts?: AuthorizeOptions): Promise<AuthorizationResult> {
+  authorize(attrs: Attributes, opts?: AuthorizeOptions): MaybePromise<AuthorizationResult> {
     return this.chain.authorize(attrs, opts);
   }
 

@@ -1,7 +1,7 @@
 // The result every authorizer in this library returns: upstream's (decision, reason, error) triple. The error
 // travels with the decision so that a chain can tell "NoOpinion because the webhook failed" (HTTP 500) from a
 // plain NoOpinion (HTTP 403), and a failing Deny-policy webhook from a real denial.
-import type { Attributes, Decision } from '@cl/auth';
+import type { Attributes, Decision, MaybePromise } from '@cl/auth';
 
 export interface AuthorizationResult extends Decision {
   /** Set when the authorizer could not decide cleanly (webhook failure, match condition error). */
@@ -15,7 +15,8 @@ export interface AuthorizeOptions {
 
 /** An authorizer of this library; structurally also an `@cl/auth` Authorizer. */
 export interface ChainAuthorizer {
-  authorize(attrs: Attributes, opts?: AuthorizeOptions): Promise<AuthorizationResult>;
+  /** Synchronous when no I/O is needed (built-in rules); webhooks answer with a promise. */
+  authorize(attrs: Attributes, opts?: AuthorizeOptions): MaybePromise<AuthorizationResult>;
 }
 
 export type Logger = (message: string) => void;

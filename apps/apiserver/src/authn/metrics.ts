@@ -1,7 +1,7 @@
 // The request-level authentication metrics of k8s.io/apiserver pkg/endpoints/filters/metrics.go, recorded
 // around the whole chain: attempts and latency by result, and requests per (compressed) username.
 import type { IncomingMessage } from 'node:http';
-import { exponentialBuckets, fastCounter, fastHistogram, type RequestAuthenticator } from '@cl/auth';
+import { exponentialBuckets, fastCounter, fastHistogram, isPromiseLike, type AuthResponse, type MaybePromise, type RequestAuthenticator } from '@cl/auth';
 
 type Result = 'success' | 'failure' | 'error';
 
@@ -42,25 +42,37 @@ export function instrumentAuthenticator(inner: RequestAuthenticator): RequestAut
     results[result].count.inc();
     results[result].latency.observe((performance.now() - started) / 1000);
   };
+  const succeeded = (res: AuthResponse | null, started: number) => {
+    if (!res) {
+      record('failure', started);
+      return res;
+    }
+    const label = compressUsername(res.user.username);
+    let c = users.get(label);
+    if (!c) users.set(label, (c = userRequests().child({ username: label })));
+    c.inc();
+    record('success', started);
+    return res;
+  };
   return {
-    async authenticate(req: IncomingMessage) {
+    // Synchronous when the chain is (anonymous, no credential): the metrics then cost no promise.
+    authenticate(req: IncomingMessage): MaybePromise<AuthResponse | null> {
       const started = performance.now();
+      let res: MaybePromise<AuthResponse | null>;
       try {
-        const res = await inner.authenticate(req);
-        if (!res) {
-          record('failure', started);
-          return res;
-        }
-        const label = compressUsername(res.user.username);
-        let c = users.get(label);
-        if (!c) users.set(label, (c = userRequests().child({ username: label })));
-        c.inc();
-        record('success', started);
-        return res;
+        res = inner.authenticate(req);
       } catch (e) {
         record('error', started);
         throw e;
       }
+      if (!isPromiseLike(res)) return succeeded(res, started);
+      return res.then(
+        (r) => succeeded(r, started),
+        (e: unknown) => {
+          record('error', started);
+          throw e;
+        },
+      );
     },
   };
 }

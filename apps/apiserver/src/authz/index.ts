@@ -2,7 +2,7 @@
 // from --authorization-mode, the bootstrap grants in front of it, the request filter's metrics, and the
 // SubjectAccessReview endpoints answered by the same chain.
 import { readFileSync } from 'node:fs';
-import type { Attributes, Authorizer, Decision } from '@cl/auth';
+import { isPromiseLike, type Attributes, type Authorizer, type Decision, type MaybePromise } from '@cl/auth';
 import type { EgressSelector } from '@cl/egress';
 import { createEgressSelector } from '@cl/egress';
 import { apiServerID } from '@cl/tracing';
@@ -54,19 +54,25 @@ function resultLabel(r: AuthorizationResult): string {
   return r.decision === 'Deny' ? 'denied' : 'no-opinion';
 }
 
-/** The request filter's view: metrics per outcome, and a rejection for a failed chain. */
+/** The request filter's view: metrics per outcome, and a rejection for a failed chain. Synchronous when the chain is. */
 function requestFilterAuthorizer(chain: ChainAuthorizer): Authorizer {
   const attempts = authorizationMetrics.attempts();
   const duration = authorizationMetrics.duration();
+  const outcomes = Object.fromEntries(
+    ['allowed', 'denied', 'no-opinion', 'error'].map((result) => [result, { count: attempts.child({ result }), latency: duration.child({ result }) }]),
+  );
+  const outcome = (r: AuthorizationResult, started: number): Decision => {
+    const o = outcomes[resultLabel(r)];
+    o.count.inc();
+    o.latency.observe((performance.now() - started) / 1000);
+    if (r.decision !== 'Allow' && r.error) throw new AuthorizationFailure(r);
+    return { decision: r.decision, reason: r.reason };
+  };
   return {
-    async authorize(attrs: Attributes): Promise<Decision> {
-      const started = process.hrtime.bigint();
-      const r = await chain.authorize(attrs);
-      const result = resultLabel(r);
-      attempts.inc({ result });
-      duration.observe({ result }, Number(process.hrtime.bigint() - started) / 1e9);
-      if (r.decision !== 'Allow' && r.error) throw new AuthorizationFailure(r);
-      return { decision: r.decision, reason: r.reason };
+    authorize(attrs: Attributes): MaybePromise<Decision> {
+      const started = performance.now();
+      const r = chain.authorize(attrs);
+      return isPromiseLike(r) ? r.then((v) => outcome(v, started)) : outcome(r, started);
     },
   };
 }

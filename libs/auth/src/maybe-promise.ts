@@ -1,0 +1,13 @@
+// Continuations that stay synchronous when the value is already there: the request path composes many small
+// layers (metrics, unions, group adders), and an `async` function per layer costs a promise and a microtask
+// each, even when nothing waits for I/O.
+import type { MaybePromise } from './types';
+
+export function isPromiseLike<T>(v: MaybePromise<T>): v is Promise<T> {
+  return typeof (v as { then?: unknown } | null)?.then === 'function';
+}
+
+/** `next(value)` now when `v` is a value, after it resolves when it is a promise; errors travel the same way. */
+export function thenMaybe<T, R>(v: MaybePromise<T>, next: (value: T) => MaybePromise<R>): MaybePromise<R> {
+  return isPromiseLike(v) ? v.then(next) : next(v);
+}
