@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Everything a fresh machine needs before the control plane runs or its tests run: Debian packages for
-# the real peers the tests start (containerd, runc, CNI plugins, etcd, tinyproxy, busybox for the test
+# the real peers the tests start (containerd, runc, CNI plugins, etcd, tinyproxy and squid, busybox for the test
 # image), and the npm dependencies. Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_pkgs=()
-for pair in etcd:etcd-server containerd:containerd runc:runc tinyproxy:tinyproxy busybox:busybox-static; do
+for pair in etcd:etcd-server containerd:containerd runc:runc tinyproxy:tinyproxy squid:squid busybox:busybox-static; do
   cmd=${pair%%:*} pkg=${pair#*:}
   command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || [ -x "/usr/bin/$cmd" ] || need_pkgs+=("$pkg")
 done

@@ -1,7 +1,7 @@
 import type { EgressSelectorConfiguration, TLSConfig } from '@cl/config';
 import { createEgressSelector } from '../src';
 import { startConnectProxy, type ConnectProxy } from './support/connect-proxy';
-import { startTinyproxy, type Tinyproxy } from '@cl/testing';
+import { startSquid, startTinyproxy, type Squid, type Tinyproxy } from '@cl/testing';
 import { callWebhook, makeTlsFiles, startWebhook, type TlsFiles, type Webhook } from './support/servers';
 import { asFailure, noStream, readBytes } from './support/streams';
 
@@ -10,6 +10,7 @@ jest.setTimeout(60_000);
 let tlsFiles: TlsFiles;
 let mtlsProxy: ConnectProxy;
 let tinyproxy: Tinyproxy;
+let squid: Squid;
 let webhook: Webhook;
 
 const config = (url: string, tlsConfig?: TLSConfig): EgressSelectorConfiguration => ({
@@ -24,13 +25,14 @@ beforeAll(async () => {
   mtlsProxy = await startConnectProxy({
     tls: { cert: tlsFiles.serving.certPem, key: tlsFiles.serving.keyPem, ca: tlsFiles.ca.certPem, requestCert: true, rejectUnauthorized: true },
   });
-  // tinyproxy allows CONNECT only to the webhook's port, so any other port is refused by the proxy itself.
-  tinyproxy = await startTinyproxy([webhook.port]);
+  // Both proxies allow CONNECT only to the webhook's port, so any other port is refused by the proxy itself.
+  [tinyproxy, squid] = await Promise.all([startTinyproxy([webhook.port]), startSquid([webhook.port])]);
 });
 
 afterAll(async () => {
   await mtlsProxy.close();
   await tinyproxy.stop();
+  await squid.stop();
   await webhook.close();
 });
 
@@ -75,20 +77,24 @@ describe('HTTPConnect over TLS with a client certificate (EG-09)', () => {
   });
 });
 
-describe('HTTPConnect over plain TCP through a real tinyproxy', () => {
+// Two independent real proxies (Debian's tinyproxy and squid) speak CONNECT to the same dialer.
+describe.each([
+  ['tinyproxy', () => tinyproxy.port],
+  ['squid', () => squid.port],
+])('HTTPConnect over plain TCP through a real %s', (_name, proxyPort) => {
   test('a webhook call goes through the proxy', async () => {
-    const selector = createEgressSelector(config(`http://127.0.0.1:${tinyproxy.port}`));
+    const selector = createEgressSelector(config(`http://127.0.0.1:${proxyPort()}`));
     const before = webhook.requests.length;
     expect(await callWebhook(selector.agentFor('controlplane', {}), webhook.port, webhook.ca, 'carol')).toBe('hello carol');
     expect(webhook.requests.slice(before)).toEqual(['POST /authorize?timeout=5s']);
   });
 
   test("the proxy's refusal surfaces as the upstream proxy error", async () => {
-    const selector = createEgressSelector(config(`http://127.0.0.1:${tinyproxy.port}`));
+    const selector = createEgressSelector(config(`http://127.0.0.1:${proxyPort()}`));
     const err = await selector
       .dialerFor('controlplane')
       .dial('127.0.0.1', 1)
       .then(noStream, asFailure);
-    expect(err.message).toMatch(new RegExp(`^proxy error from 127\\.0\\.0\\.1:${tinyproxy.port} while dialing 127\\.0\\.0\\.1:1, code 403: 403 `));
+    expect(err.message).toMatch(new RegExp(`^proxy error from 127\\.0\\.0\\.1:${proxyPort()} while dialing 127\\.0\\.0\\.1:1, code 403: 403 `));
   });
 });
