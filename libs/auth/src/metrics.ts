@@ -53,17 +53,22 @@ export class FastHistogram<T extends string> {
     private readonly buckets: readonly number[],
   ) {}
 
+  /**
+   * The child for one label set. Resolving it is free; the series appears on the first observation (as a Go
+   * `WithLabelValues(...).Observe`), so children resolved up front for every outcome show no zero series.
+   */
   child(labels: Record<T, string>): HistogramChild {
     const key = this.labelNames.map((n) => labels[n]).join('\u0000');
-    let s = this.series.get(key);
-    if (!s) {
-      s = { labels: { ...labels }, counts: new Float64Array(this.buckets.length), sum: 0, count: 0 };
-      this.series.set(key, s);
-    }
-    const series = s;
     const buckets = this.buckets;
+    let series = this.series.get(key);
+    let generation = this.generation;
     return {
-      observe(v: number) {
+      observe: (v: number) => {
+        if (series === undefined || generation !== this.generation) {
+          generation = this.generation;
+          series = this.series.get(key);
+          if (series === undefined) this.series.set(key, (series = { labels: { ...labels }, counts: new Float64Array(buckets.length), sum: 0, count: 0 }));
+        }
         for (let i = 0; i < buckets.length; i++) {
           if (v <= buckets[i]) {
             series.counts[i]++;
@@ -91,8 +96,12 @@ export class FastHistogram<T extends string> {
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 
+  /** Bumped by reset(), so children drop the series they hold. */
+  private generation = 0;
+
   reset(): void {
     this.series.clear();
+    this.generation++;
   }
 }
 
@@ -123,18 +132,23 @@ export class FastValueMetric<T extends string> {
     private readonly labelNames: readonly T[],
   ) {}
 
+  /** Like FastHistogram.child: the series appears on the first inc/dec/set. */
   child(labels: Record<T, string>): ValueChild {
     const key = this.labelNames.map((n) => labels[n]).join('\u0000');
-    let s = this.series.get(key);
-    if (!s) {
-      s = { labels: { ...labels }, value: 0 };
-      this.series.set(key, s);
-    }
-    const series = s;
+    let series = this.series.get(key);
+    let generation = this.generation;
+    const resolve = () => {
+      if (series === undefined || generation !== this.generation) {
+        generation = this.generation;
+        series = this.series.get(key);
+        if (series === undefined) this.series.set(key, (series = { labels: { ...labels }, value: 0 }));
+      }
+      return series;
+    };
     return {
-      inc: (by = 1) => void (series.value += by),
-      dec: (by = 1) => void (series.value -= by),
-      set: (v) => void (series.value = v),
+      inc: (by = 1) => void (resolve().value += by),
+      dec: (by = 1) => void (resolve().value -= by),
+      set: (v) => void (resolve().value = v),
     };
   }
 
@@ -142,8 +156,12 @@ export class FastValueMetric<T extends string> {
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: [...this.series.values()].map((s) => ({ labels: s.labels, value: s.value })) };
   }
 
+  private generation = 0;
+
+  /** As prom-client: every label set is forgotten (children start new series on their next update). */
   reset(): void {
-    for (const s of this.series.values()) s.value = 0;
+    this.series.clear();
+    this.generation++;
   }
 }
 
