@@ -17,7 +17,6 @@ import {
   type MaybePromise,
   type RequestAuthenticator,
   type RequestInfo,
-  type UserInfo,
 } from '@cl/auth';
 import { HealthChecks, ShutdownCheck, logCheck, notFound, pingCheck, type HealthCheck, type HealthEndpoint } from '@cl/healthz';
 import { generateSelfSignedServing } from '@cl/pki';
@@ -125,6 +124,8 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     info: RequestInfo;
     started: number;
     pathClass: string;
+    /** Set once the request is authenticated. */
+    attrs?: Attributes;
   }
 
   const finished = (r: Request) => {
@@ -163,100 +164,101 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     }
   };
 
-  const authenticate = (r: Request): MaybePromise<unknown> => {
-    // Upstream 1.33: an `authentication` span of its own, then the server span parented by the caller's trace
-    // context only for privileged users (otherwise a new root linked to it).
-    const span = tracing?.startSpan('authentication', { parent: null, tracerName: 'k8s.op/apiserver/pkg/endpoints/filterlatency' });
-    let answer: MaybePromise<AuthResponse | null>;
+  type Span = ReturnType<Tracing['startSpan']>;
+
+  /**
+   * One step of the chain: `call(arg)` answers now or later; `span` ends once it has answered; then `next` with
+   * the answer, or `fail` when it threw or rejected. `next`'s own errors are not the step's: they travel to
+   * `failed` (500) through the caller.
+   */
+  const step = <A, T>(
+    r: Request,
+    span: Span | undefined,
+    call: (arg: A) => MaybePromise<T>,
+    arg: A,
+    next: (r: Request, answer: T, span: Span | undefined) => MaybePromise<unknown>,
+    fail: (r: Request, e: unknown) => void,
+  ): MaybePromise<unknown> => {
+    let answer: MaybePromise<T>;
     try {
-      answer = parts.authenticator.authenticate(r.req);
+      answer = call(arg);
     } catch (e) {
       span?.end();
-      return unauthenticated(r, e);
+      return fail(r, e);
     }
-    if (isPromiseLike(answer)) {
-      return answer.then(
-        (a) => {
-          span?.end();
-          return authenticated(r, a, span);
-        },
-        (e: unknown) => {
-          span?.end();
-          unauthenticated(r, e);
-        },
-      );
+    if (!isPromiseLike(answer)) {
+      span?.end();
+      return next(r, answer, span);
     }
-    span?.end();
-    return authenticated(r, answer, span);
+    return answer.then(
+      (a) => {
+        span?.end();
+        return next(r, a, span);
+      },
+      (e: unknown) => {
+        span?.end();
+        fail(r, e);
+      },
+    );
   };
+
+  const authenticateRequest = (req: IncomingMessage) => parts.authenticator.authenticate(req);
+  const authorizeAttributes = (attrs: Attributes) => parts.authorizer.authorize(attrs);
+
+  // Upstream 1.33: an `authentication` span of its own, then the server span parented by the caller's trace
+  // context only for privileged users (otherwise a new root linked to it).
+  const authenticate = (r: Request) =>
+    step(r, tracing?.startSpan('authentication', { parent: null, tracerName: 'k8s.op/apiserver/pkg/endpoints/filterlatency' }), authenticateRequest, r.req, authenticated, unauthenticated);
 
   const unauthenticated = (r: Request, e: unknown) => {
     log.info(`Unable to authenticate the request: ${(e as Error)?.message ?? e}`);
     writeStatus(r.req, r.res, statuses.unauthorized());
   };
 
-  const authenticated = (r: Request, answer: AuthResponse | null, authnSpan: ReturnType<Tracing['startSpan']> | undefined): MaybePromise<unknown> => {
+  const authenticated = (r: Request, answer: AuthResponse | null, authnSpan: Span | undefined): MaybePromise<unknown> => {
     if (!answer) {
       log.v(2, `Unable to authenticate the request: no credentials accepted for ${r.method} ${r.info.path}`);
       return writeStatus(r.req, r.res, statuses.unauthorized());
     }
-    const user = answer.user;
-    const attrs = requestAttributes(r.req, user, r.info);
+    const attrs = (r.attrs = requestAttributes(r.req, answer.user, r.info));
     if (tracing) {
       const { span, context } = tracing.startServerSpan(r.req, {
         name: serverSpanName(r.method, r.info),
-        trusted: isTracingTrusted(user.groups),
+        trusted: isTracingTrusted(attrs.user.groups),
         localParent: authnSpan ? tracing.contextWith(authnSpan) : undefined,
       });
       r.res.on('finish', () => span.end());
-      return tracing.withContext(context, () => authorize(r, user, attrs));
+      return tracing.withContext(context, () => authorize(r, attrs));
     }
-    return authorize(r, user, attrs);
+    return authorize(r, attrs);
   };
 
-  const authorize = (r: Request, user: UserInfo, attrs: Attributes): MaybePromise<unknown> => {
-    const span = tracing?.startSpan('authorization', { attributes: { verb: attrs.verb, path: attrs.path } });
-    let decision: MaybePromise<Decision>;
-    try {
-      decision = parts.authorizer.authorize(attrs);
-    } catch (e) {
-      span?.end();
-      return authorizationFailed(r, user, attrs, e);
-    }
-    if (isPromiseLike(decision)) {
-      return decision.then(
-        (d) => {
-          span?.end();
-          return serve(r, user, attrs, d);
-        },
-        (e: unknown) => {
-          span?.end();
-          authorizationFailed(r, user, attrs, e);
-        },
-      );
-    }
-    span?.end();
-    return serve(r, user, attrs, decision);
-  };
+  const authorize = (r: Request, attrs: Attributes) =>
+    step(r, tracing?.startSpan('authorization', { attributes: { verb: attrs.verb, path: attrs.path } }), authorizeAttributes, attrs, serve, authorizationFailed);
 
-  const authorizationFailed = (r: Request, user: UserInfo, attrs: Attributes, e: unknown) => {
-    log.error(`Authorization error (user=${JSON.stringify(user.username)}, verb=${JSON.stringify(attrs.verb)}): ${(e as Error)?.message ?? e}`);
+  const authorizationFailed = (r: Request, e: unknown) => {
+    const attrs = r.attrs!;
+    log.error(`Authorization error (user=${JSON.stringify(attrs.user.username)}, verb=${JSON.stringify(attrs.verb)}): ${(e as Error)?.message ?? e}`);
     // Upstream answers a failed authorizer with plain text, not a Status (responsewriters.InternalError).
     const body = authorizationErrorText(r.req.url ?? '/', e as Error) + '\n';
     r.res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(body) });
     r.res.end(body);
   };
 
-  const serve = (r: Request, user: UserInfo, attrs: Attributes, decision: Decision): MaybePromise<unknown> => {
+  const serve = (r: Request, decision: Decision): MaybePromise<unknown> => {
     const { req, res, method, info } = r;
+    const attrs = r.attrs!;
     if (decision.decision !== 'Allow') {
       log.v(2, `Forbidden: ${JSON.stringify(info.path)}, Reason: ${JSON.stringify(decision.reason)}`);
       return writeStatus(req, res, forbidden(attrs, decision.reason));
     }
     const path = info.path;
-    if (health.isHealthPath(path)) {
+    // The health handler routes on the target itself and says whether it answered: a path that only URL
+    // normalisation turns into a health path (`/a/../livez`) falls through to the 404 below.
+    const answered = health.handle(req, res);
+    if (answered !== false) {
       r.pathClass = path;
-      return health.handle(req, res);
+      return answered;
     }
     const route = routes.find((x) => x.matches(method, path));
     if (!route) {
@@ -264,7 +266,7 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
       return notFound(res);
     }
     r.pathClass = route.pathClass;
-    const ctx: RequestContext = { req, res, user, info, path };
+    const ctx: RequestContext = { req, res, user: attrs.user, info, path };
     return route.handle(ctx);
   };
 

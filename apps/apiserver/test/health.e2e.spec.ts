@@ -106,6 +106,12 @@ describe('apiserver on the embedded store', () => {
     expect((await httpsGet(api, '/livez')).body).toBe('ok');
   });
 
+  test('a target that only URL normalisation turns into a health path is answered 404, not left open', async () => {
+    for (const p of ['/a/../livez', '/readyz/./ping']) {
+      expect(await httpsGet(api, p)).toMatchObject({ status: 404, body: '404 page not found\n' });
+    }
+  });
+
   test('the self-signed pair is generated once and kept in --cert-dir', async () => {
     const first = readFileSync(join(api.dir, 'certs', 'apiserver.crt'), 'utf8');
     const again = await startApiserverProcess([], { dir: api.dir + '-second' });

@@ -10,31 +10,35 @@ export interface UnionOptions {
   failOnError?: boolean;
 }
 
-async function runUnion<T>(
-  handlers: readonly T[],
-  call: (h: T) => Promise<AuthResponse | null>,
-  failOnError: boolean,
-  errors: Error[] = [],
-): Promise<AuthResponse | null> {
-  for (const h of handlers) {
-    let res: AuthResponse | null;
-    try {
-      res = await call(h);
-    } catch (e) {
-      if (failOnError) throw toError(e);
-      errors.push(toError(e));
-      continue;
-    }
-    if (res) return res;
-  }
-  const err = aggregate(errors);
+/** A member's error: the end of the union with failOnError, otherwise one more for the aggregate. */
+function collect(errors: Error[] | null, e: unknown, failOnError: boolean): Error[] {
+  if (failOnError) throw toError(e);
+  (errors ??= []).push(toError(e));
+  return errors;
+}
+
+function noneAccepted(errors: Error[] | null): null {
+  const err = errors && aggregate(errors);
   if (err) throw err;
   return null;
 }
 
+async function runUnion<T>(handlers: readonly T[], call: (h: T) => Promise<AuthResponse | null>, failOnError: boolean): Promise<AuthResponse | null> {
+  let errors: Error[] | null = null;
+  for (const h of handlers) {
+    try {
+      const res = await call(h);
+      if (res) return res;
+    } catch (e) {
+      errors = collect(errors, e, failOnError);
+    }
+  }
+  return noneAccepted(errors);
+}
+
 /**
- * The request union answers synchronously while its members do: it walks the list in place and only hands the
- * rest of the walk to runUnion once a member returns a promise.
+ * The request union answers synchronously while its members do: it walks the list in place, and a member that
+ * answers with a promise is awaited before the walk continues after it.
  */
 export function unionAuthenticator(
   authenticators: readonly RequestAuthenticator[],
@@ -44,44 +48,40 @@ export function unionAuthenticator(
   const list = [...authenticators];
   const failOnError = !!opts.failOnError;
   return {
-    authenticate(req: IncomingMessage): MaybePromise<AuthResponse | null> {
-      let errors: Error[] | null = null;
-      for (let i = 0; i < list.length; i++) {
-        let res: MaybePromise<AuthResponse | null>;
-        try {
-          res = list[i].authenticate(req);
-        } catch (e) {
-          if (failOnError) throw toError(e);
-          (errors ??= []).push(toError(e));
-          continue;
-        }
-        if (isPromiseLike(res)) return finishAsync(list, i, res, req, errors ?? [], failOnError);
-        if (res) return res;
-      }
-      const err = errors && aggregate(errors);
-      if (err) throw err;
-      return null;
-    },
+    authenticate: (req: IncomingMessage) => walk(list, 0, req, null, failOnError),
   };
 }
 
-/** The rest of a request union once member `i` answered with a promise. */
-async function finishAsync(
+function walk(list: readonly RequestAuthenticator[], from: number, req: IncomingMessage, errors: Error[] | null, failOnError: boolean): MaybePromise<AuthResponse | null> {
+  for (let i = from; i < list.length; i++) {
+    let res: MaybePromise<AuthResponse | null>;
+    try {
+      res = list[i].authenticate(req);
+    } catch (e) {
+      errors = collect(errors, e, failOnError);
+      continue;
+    }
+    if (isPromiseLike(res)) return resume(list, i, res, req, errors, failOnError);
+    if (res) return res;
+  }
+  return noneAccepted(errors);
+}
+
+async function resume(
   list: readonly RequestAuthenticator[],
   i: number,
   pending: Promise<AuthResponse | null>,
   req: IncomingMessage,
-  errors: Error[],
+  errors: Error[] | null,
   failOnError: boolean,
 ): Promise<AuthResponse | null> {
   try {
     const res = await pending;
     if (res) return res;
   } catch (e) {
-    if (failOnError) throw toError(e);
-    errors.push(toError(e));
+    errors = collect(errors, e, failOnError);
   }
-  return runUnion(list.slice(i + 1), async (a) => a.authenticate(req), failOnError, errors);
+  return walk(list, i + 1, req, errors, failOnError);
 }
 
 export function unionTokenAuthenticator(

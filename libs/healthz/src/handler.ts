@@ -38,6 +38,16 @@ interface RunResult {
   failed: string[];
 }
 
+/** One pass over an endpoint's checks: what to skip, whether the report text is wanted, where the result goes. */
+interface Pass {
+  endpoint: HealthEndpoint;
+  excluded: ReadonlySet<string>;
+  wantBody: boolean;
+  done: (r: RunResult) => void;
+  /** Failed checks with their errors, created on the first failure. */
+  errors: Map<Entry, unknown> | null;
+}
+
 const NO_EXCLUSIONS: ReadonlySet<string> = new Set();
 const NOTHING_FAILED: readonly Entry[] = [];
 
@@ -68,11 +78,6 @@ export class HealthChecks {
     return this.lists[endpoint].map((c) => c.name);
   }
 
-  /** True when `path` is one of the health routes (the aggregate or a registered per-check path). */
-  isHealthPath(path: string): boolean {
-    return path === '/livez' || path === '/readyz' || path === '/healthz' || this.route(path) !== null;
-  }
-
   /**
    * Answers the request when it is a health route; returns false (and writes nothing) otherwise. Synchronous
    * while every check answers synchronously.
@@ -86,14 +91,20 @@ export class HealthChecks {
     const query = target.rawQuery === '' ? null : parseGoQuery(target.rawQuery);
     const excluded = query?.get('exclude');
     const verbose = query?.has('verbose') ?? false;
-    const done = this.run(route.endpoint, excluded ? new Set(excluded) : NO_EXCLUSIONS, verbose, (r) => this.answer(route.endpoint, verbose, r, res));
+    const done = this.run({
+      endpoint: route.endpoint,
+      excluded: excluded ? new Set(excluded) : NO_EXCLUSIONS,
+      wantBody: verbose,
+      done: (r) => this.answer(route.endpoint, verbose, r, res),
+      errors: null,
+    });
     return done === undefined ? true : done.then(() => true);
   }
 
   /** Runs one endpoint's checks as its handler does; for callers that need the verdict without HTTP. */
   async evaluate(endpoint: HealthEndpoint, excluded: Iterable<string> = []): Promise<{ ok: boolean; body: string }> {
     let out!: RunResult;
-    await this.run(endpoint, new Set(excluded), true, (r) => (out = r));
+    await this.run({ endpoint, excluded: new Set(excluded), wantBody: true, done: (r) => (out = r), errors: null });
     return { ok: out.failed.length === 0, body: out.body };
   }
 
@@ -125,57 +136,42 @@ export class HealthChecks {
   }
 
   /**
-   * Runs the checks in order and hands the result to `done`: synchronously (returning undefined) while the
-   * checks answer synchronously, otherwise from the first pending check on (returning the promise). The report
-   * text is only built when it will be shown (verbose, or a failure).
+   * Runs the checks in order from `from` and hands the result to `p.done`: synchronously (returning undefined)
+   * while the checks answer synchronously; a pending check is awaited and the pass continues after it (returning
+   * the promise). The report text is only built when it will be shown (verbose, or a failure).
    */
-  private run(endpoint: HealthEndpoint, excluded: ReadonlySet<string>, wantBody: boolean, done: (r: RunResult) => void): Promise<void> | undefined {
-    const list = this.entries[endpoint];
-    let errors: Map<Entry, unknown> | null = null;
-    for (let i = 0; i < list.length; i++) {
+  private run(p: Pass, from = 0): Promise<void> | undefined {
+    const list = this.entries[p.endpoint];
+    for (let i = from; i < list.length; i++) {
       const e = list[i];
-      if (excluded.size > 0 && excluded.has(e.check.name)) continue;
+      if (p.excluded.size > 0 && p.excluded.has(e.check.name)) continue;
       let pending: Promise<void> | void;
       try {
         pending = e.check.check();
       } catch (err) {
-        e.record(false);
-        (errors ??= new Map()).set(e, err);
+        failedCheck(p, e, err);
         continue;
       }
-      if (pending) return this.runAsync(endpoint, i, pending, excluded, wantBody, errors, done);
+      if (pending) return this.resume(p, i, pending);
       e.record(true);
     }
-    done(this.report(endpoint, excluded, wantBody, errors));
+    p.done(this.report(p));
     return undefined;
   }
 
-  private async runAsync(
-    endpoint: HealthEndpoint,
-    from: number,
-    pending: Promise<void>,
-    excluded: ReadonlySet<string>,
-    wantBody: boolean,
-    errors: Map<Entry, unknown> | null,
-    done: (r: RunResult) => void,
-  ): Promise<void> {
-    const list = this.entries[endpoint];
-    for (let i = from; i < list.length; i++) {
-      const e = list[i];
-      if (i > from && excluded.size > 0 && excluded.has(e.check.name)) continue;
-      try {
-        await (i === from ? pending : e.check.check());
-        e.record(true);
-      } catch (err) {
-        e.record(false);
-        (errors ??= new Map()).set(e, err);
-      }
+  private async resume(p: Pass, i: number, pending: Promise<void>): Promise<void> {
+    const e = this.entries[p.endpoint][i];
+    try {
+      await pending;
+      e.record(true);
+    } catch (err) {
+      failedCheck(p, e, err);
     }
-    done(this.report(endpoint, excluded, wantBody, errors));
+    return this.run(p, i + 1);
   }
 
   /** The verbose report in registration order, the warning for unknown exclusions, and the log line for failures. */
-  private report(endpoint: HealthEndpoint, excluded: ReadonlySet<string>, wantBody: boolean, errors: Map<Entry, unknown> | null): RunResult {
+  private report({ endpoint, excluded, wantBody, errors }: Pass): RunResult {
     const failedEntries = errors === null ? NOTHING_FAILED : [...errors.keys()];
     if (!wantBody && failedEntries.length === 0) return { body: '', failed: [] };
     let body = '';
@@ -214,6 +210,11 @@ export class HealthChecks {
       send(res, 500, `internal server error: ${errorText(e)}\n`, true);
     }
   }
+}
+
+function failedCheck(p: Pass, e: Entry, err: unknown): void {
+  e.record(false);
+  (p.errors ??= new Map()).set(e, err);
 }
 
 function errorText(e: unknown): string {

@@ -1,7 +1,7 @@
 // Composition (k8s.io/apiserver pkg/authorization/union and authorizerfactory): the first Allow or Deny wins
 // with its own reason and error; when everyone has no opinion the reasons are joined by newlines and the
 // errors aggregated. Configured authorizers are wrapped to count their terminal decisions.
-import { aggregate, isPromiseLike, type Attributes, type MaybePromise } from '@cl/auth';
+import { aggregate, isPromiseLike, thenMaybe, type Attributes, type MaybePromise } from '@cl/auth';
 import { authorizationMetrics } from './metrics';
 import type { AuthorizationResult, AuthorizeOptions, ChainAuthorizer } from './types';
 
@@ -79,8 +79,7 @@ export function instrumentedAuthorizer(type: string, name: string, inner: ChainA
   };
   return {
     authorize(attrs, opts) {
-      const r = inner.authorize(attrs, opts);
-      return isPromiseLike(r) ? r.then(count) : count(r);
+      return thenMaybe(inner.authorize(attrs, opts), count);
     },
   };
 }
