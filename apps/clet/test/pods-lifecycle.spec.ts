@@ -416,6 +416,29 @@ test('termination messages come from the termination-log file, or from the log t
   await waitFor('msgs gone', () => !podNamed('msgs-node1'));
 });
 
+test('a log-tail termination message reaches back across a log rotation that happened before the exit', async () => {
+  const gate = path.join(tmp, 'rotation-gate');
+  fs.mkdirSync(gate);
+  // 300 lines (well over the 4Ki limit), then a wait for the test, which opens the gate once the live log
+  // has been rotated, so the last line is the only one in the new live file.
+  writeManifest('rotmsg', {
+    hostNetwork: true, restartPolicy: 'Never',
+    volumes: [{ name: 'gate', hostPath: { path: gate } }],
+    containers: [sh('c', 'seq 1 300; while [ ! -f /gate/go ]; do sleep 0.1; done; echo boom; exit 1',
+      { terminationMessagePolicy: 'FallbackToLogsOnError', volumeMounts: [{ name: 'gate', mountPath: '/gate' }] })],
+  });
+  const pod = await waitFor('rotmsg running', () => podNamed('rotmsg-node1')?.status?.phase === 'Running' && podNamed('rotmsg-node1'));
+  const dir = path.join(tmp, 'pod-logs', `default_rotmsg-node1_${pod.metadata.uid}`, 'c');
+  await waitFor('rotated', () => fs.readdirSync(dir).some((n) => /^0\.log\.\d{8}-\d{6}$/.test(n)));
+  fs.writeFileSync(path.join(gate, 'go'), '');
+  const terminated = await waitFor('rotmsg failed', () => podNamed('rotmsg-node1')?.status?.phase === 'Failed'
+    && podNamed('rotmsg-node1')!.status!.containerStatuses![0].state.terminated!);
+  expect(fs.readFileSync(path.join(dir, '0.log'), 'utf8')).toMatch(/^\S+ stdout F boom\n$/); // alone in the live file
+  expect(terminated.message).toBe([...Array.from({ length: 79 }, (_, i) => String(i + 222)), 'boom', ''].join('\n'));
+  fs.rmSync(path.join(manifests, 'rotmsg.json'));
+  await waitFor('rotmsg gone', () => !podNamed('rotmsg-node1'));
+});
+
 test('DNS, /etc/hosts and hostname: ClusterFirst uses --cluster-dns; host-network pods fall back to --resolv-conf', async () => {
   const script = 'cat /etc/resolv.conf; echo ---; cat /etc/hosts; echo ---; hostname';
   writeManifest('dns', { restartPolicy: 'Never', containers: [sh('c', script)] });

@@ -7,6 +7,10 @@ import type { Pod } from '../src/pods/api-types';
 import { applyDefaultImageTag, ImagePuller } from '../src/pods/image-puller';
 import { linuxResources, parseQuantity } from '../src/pods/quantity';
 import { expandVars } from '../src/pods/runtime-spec';
+import { logTail } from '../src/pods/termination-message';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 describe('static pod decoding', () => {
   const yaml = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: c\n    image: busybox\n';
@@ -184,6 +188,42 @@ describe('image pull back-off', () => {
       expect(seen).toEqual(['ErrImagePull/1', 'ImagePullBackOff/1', 'ErrImagePull/2', 'ImagePullBackOff/2', 'ErrImagePull/3']);
     } finally {
       jest.useRealTimers();
+    }
+  });
+});
+
+describe('log tail for FallbackToLogsOnError, across rotation', () => {
+  const row = (text: string, tag = 'F') => `2026-11-22T10:00:00.000000000Z stdout ${tag} ${text}\n`;
+  const lines = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => row(String(from + i))).join('');
+  const want = (from: number, to: number, ...more: string[]) => [...Array.from({ length: to - from + 1 }, (_, i) => String(from + i)), ...more, ''].join('\n');
+  test.each([
+    ['live log only', { '0.log': lines(1, 100) }, want(21, 100)],
+    ['empty live log: only the newest rotated file is read', { '0.log': '', '0.log.20261122-100000': lines(1, 50), '0.log.20261122-100001': lines(51, 100) }, want(51, 100)],
+    ['a few live lines after the rotated ones', { '0.log': row('boom'), '0.log.20261122-100001': lines(1, 100) }, want(22, 100, 'boom')],
+    ['enough live lines: rotated files are not read', { '0.log': lines(101, 180), '0.log.20261122-100001': row('old') }, want(101, 180)],
+    ['compressed rotations are not read', { '0.log': row('boom'), '0.log.20261122-100001.gz': 'not text' }, 'boom\n'],
+    ['a partial line joins the next row', { '0.log': row('bo', 'P') + row('om') }, 'boom\n'],
+    ['a last line still being written is left out', { '0.log': row('done') + '2026-11-22T10:00:00Z stdout F cut' }, 'done\n'],
+    ['no log at all', {}, ''],
+  ])('%s', (_name, files: Record<string, string>, expected) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-logtail-'));
+    try {
+      for (const [n, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, n), text);
+      expect(logTail(path.join(dir, '0.log'))).toBe(expected);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('at most 2048 bytes', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-logtail-'));
+    try {
+      fs.writeFileSync(path.join(dir, '0.log'), Array.from({ length: 80 }, (_, i) => row(`${i}:${'x'.repeat(60)}`)).join(''));
+      const out = logTail(path.join(dir, '0.log'));
+      expect(Buffer.byteLength(out)).toBe(2048);
+      expect(out.endsWith(`79:${'x'.repeat(60)}\n`)).toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
