@@ -21,7 +21,7 @@ export interface TokenCacheOptions {
   now?: () => number;
 }
 
-export interface CachedTokenAuthenticator extends TokenAuthenticator {
+export interface CachedTokenAuthenticator extends MaybeSyncTokenAuthenticator {
   /** Number of live entries (for tests and metrics). */
   size(): number;
   clear(): void;
@@ -159,47 +159,56 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
 
   const maybeSync = typeof (inner as Partial<MaybeSyncTokenAuthenticator>).authenticateTokenMaybeSync === 'function' ? (inner as MaybeSyncTokenAuthenticator) : null;
 
-  function answered(status: 'hit' | 'miss', started: number, res: AuthResponse | null, err: Error | null): Promise<AuthResponse | null> {
+  function answered(status: 'hit' | 'miss', started: number, res: AuthResponse | null, err: Error | null): AuthResponse | null {
     m.total[status].inc();
     m.duration[status].observe((performance.now() - started) / 1000);
-    return err === null ? Promise.resolve(res) : Promise.reject(err);
+    if (err !== null) throw err;
+    return res;
   }
 
   function finish(status: 'hit' | 'miss', started: number, outcome: Outcome): AuthResponse | null {
-    m.total[status].inc();
-    m.duration[status].observe((performance.now() - started) / 1000);
-    if (!outcome.ok) throw outcome.err;
-    return outcome.res;
+    return outcome.ok ? answered(status, started, outcome.res, null) : answered(status, started, null, outcome.err);
+  }
+
+  /** A hit, or a miss the inner authenticator answers without I/O, is answered (or thrown) synchronously. */
+  function authenticateTokenMaybeSync(token: string): AuthResponse | null | Promise<AuthResponse | null> {
+    const started = performance.now();
+    const key = cacheKey(secret, token);
+    const hit = entries.get(key);
+    if (hit !== undefined) {
+      if (hit.expires > now()) return answered('hit', started, hit.res, hit.err);
+      entries.delete(key);
+    }
+    if (maybeSync !== null && (inflight.size === 0 || !inflight.has(key))) {
+      // A synchronous answer cannot race another lookup of the same token: no single-flight needed.
+      let r: AuthResponse | null | Promise<AuthResponse | null>;
+      try {
+        r = maybeSync.authenticateTokenMaybeSync(token);
+      } catch (e) {
+        const err = toError(e);
+        m.fetchError.inc();
+        remember(key, null, err);
+        return answered('miss', started, null, err);
+      }
+      if (!(r instanceof Promise)) {
+        m.fetchOk.inc();
+        remember(key, r, null);
+        return answered('miss', started, r, null);
+      }
+      return lookup(key, token, r).then((outcome) => finish('miss', started, outcome));
+    }
+    return lookup(key, token).then((outcome) => finish('miss', started, outcome));
   }
 
   return {
+    authenticateTokenMaybeSync,
     authenticateToken(token: string): Promise<AuthResponse | null> {
-      const started = performance.now();
-      const key = cacheKey(secret, token);
-      const hit = entries.get(key);
-      if (hit !== undefined) {
-        if (hit.expires > now()) return answered('hit', started, hit.res, hit.err);
-        entries.delete(key);
+      try {
+        const r = authenticateTokenMaybeSync(token);
+        return r instanceof Promise ? r : Promise.resolve(r);
+      } catch (e) {
+        return Promise.reject(e);
       }
-      if (maybeSync !== null && (inflight.size === 0 || !inflight.has(key))) {
-        // A synchronous answer cannot race another lookup of the same token: no single-flight needed.
-        let r: AuthResponse | null | Promise<AuthResponse | null>;
-        try {
-          r = maybeSync.authenticateTokenMaybeSync(token);
-        } catch (e) {
-          const err = toError(e);
-          m.fetchError.inc();
-          remember(key, null, err);
-          return answered('miss', started, null, err);
-        }
-        if (!(r instanceof Promise)) {
-          m.fetchOk.inc();
-          remember(key, r, null);
-          return answered('miss', started, r, null);
-        }
-        return lookup(key, token, r).then((outcome) => finish('miss', started, outcome));
-      }
-      return lookup(key, token).then((outcome) => finish('miss', started, outcome));
     },
     size: () => entries.size,
     clear: () => entries.clear(),

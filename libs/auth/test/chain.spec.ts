@@ -8,6 +8,8 @@ import {
   unionTokenAuthenticator,
   userInfo,
   websocketProtocolAuthenticator,
+  type AuthResponse,
+  type MaybeSyncTokenAuthenticator,
   type RequestAuthenticator,
   type TokenAuthenticator,
   type UserInfo,
@@ -98,6 +100,21 @@ describe('bearer token', () => {
 
   test('a token nobody accepts is an error, not "not mine"', async () => {
     await expect(bearerTokenAuthenticator(tokens).authenticate(fakeReq('/', { authorization: 'Bearer bad' }))).rejects.toThrow('invalid bearer token');
+  });
+
+  test('a token authenticator that answers synchronously (a cache hit) is answered without a promise', () => {
+    const sync: MaybeSyncTokenAuthenticator = {
+      authenticateToken: async () => {
+        throw new Error('not used');
+      },
+      authenticateTokenMaybeSync: (t) => (t === 'good' ? { user: userInfo({ username: 'jane' }) } : null),
+    };
+    const req = fakeReq('/', { authorization: 'Bearer good' });
+    const res = bearerTokenAuthenticator(sync).authenticate(req);
+    expect(res).not.toBeInstanceOf(Promise);
+    expect((res as AuthResponse).user.username).toBe('jane');
+    expect(req.headers.authorization).toBeUndefined();
+    expect(() => bearerTokenAuthenticator(sync).authenticate(fakeReq('/', { authorization: 'Bearer bad' }))).toThrow('invalid bearer token');
   });
 
   test('websocket protocol carries the token base64url encoded', async () => {

@@ -117,3 +117,28 @@ test('an inner authenticator that can answer synchronously is cached the same wa
   expect(both.map((r) => r?.user.username)).toEqual(['slow', 'slow']);
   expect(calls).toEqual(['good', 'broken', 'broken', 'nobody', 'slow']);
 });
+
+test('authenticateTokenMaybeSync answers hits and I/O-free misses without a promise, and waits only for I/O', async () => {
+  const inner: MaybeSyncTokenAuthenticator = {
+    authenticateToken: async () => {
+      throw new Error('not used');
+    },
+    authenticateTokenMaybeSync: (t) => {
+      if (t === 'broken') throw new Error('bad signature');
+      if (t === 'slow') return Promise.resolve({ user: userInfo({ username: 'slow' }) });
+      return t === 'good' ? { user: userInfo({ username: 'jane' }) } : null;
+    },
+  };
+  const c = cachedTokenAuthenticator(inner, { successTtlMs: 10_000, failureTtlMs: 10_000 });
+  const first = c.authenticateTokenMaybeSync('good'); // miss, verified without I/O
+  expect(first).not.toBeInstanceOf(Promise);
+  expect((first as AuthResponse).user.username).toBe('jane');
+  expect((c.authenticateTokenMaybeSync('good') as AuthResponse).user.username).toBe('jane'); // hit
+  expect(() => c.authenticateTokenMaybeSync('broken')).toThrow('bad signature');
+  expect(() => c.authenticateTokenMaybeSync('broken')).toThrow('bad signature'); // remembered failure
+  expect(c.authenticateTokenMaybeSync('nobody')).toBeNull();
+  const slow = c.authenticateTokenMaybeSync('slow');
+  expect(slow).toBeInstanceOf(Promise);
+  expect((await slow)?.user.username).toBe('slow');
+  expect((c.authenticateTokenMaybeSync('slow') as AuthResponse).user.username).toBe('slow'); // now a hit
+});
