@@ -11,4 +11,7 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: { '^@cl/(.*)$': path.join(__dirname, 'libs/$1/src/index.ts') },
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  // Only a guard against a hung test, never a speed check: Jest's 5 s default failed a real etcd start on a
+  // loaded fresh machine (first start, first fsync). Suites that start many peers raise it further.
+  testTimeout: 120_000,
 };
