@@ -2,8 +2,8 @@
 // to a TokenAuthenticator. A token that nobody accepts is an error ("invalid bearer token"), so the
 // request gets a 401 rather than falling through to anonymous.
 import type { IncomingMessage } from 'node:http';
-import { thenMaybe } from './maybe-promise';
-import type { AuthResponse, MaybePromise, MaybeSyncTokenAuthenticator, RequestAuthenticator, TokenAuthenticator } from './types';
+import { asMaybeSync, thenMaybe } from './maybe-promise';
+import type { AuthResponse, MaybePromise, RequestAuthenticator, TokenAuthenticator } from './types';
 
 const invalidToken = () => new Error('invalid bearer token');
 
@@ -12,9 +12,8 @@ const invalidToken = () => new Error('invalid bearer token');
  * verification that needed no I/O): most authenticated requests then run no microtask here.
  */
 function answerFor(tokens: TokenAuthenticator): (token: string) => MaybePromise<AuthResponse | null> {
-  const sync = tokens as Partial<MaybeSyncTokenAuthenticator>;
-  if (typeof sync.authenticateTokenMaybeSync === 'function') return (token) => sync.authenticateTokenMaybeSync!(token);
-  return (token) => tokens.authenticateToken(token);
+  const sync = asMaybeSync(tokens);
+  return sync ? (token) => sync.authenticateTokenMaybeSync(token) : (token) => tokens.authenticateToken(token);
 }
 
 /** The token of `Authorization: Bearer <token>`, or null when there is none (upstream's exact rules). */

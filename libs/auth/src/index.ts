@@ -12,7 +12,7 @@ export type {
   SelectorRequirement,
 } from './types';
 export { userInfo } from './types';
-export { isPromiseLike, thenMaybe } from './maybe-promise';
+export { asMaybeSync, isPromiseLike, promiseOf, thenMaybe } from './maybe-promise';
 export { AggregateError, aggregate } from './errors';
 export { unionAuthenticator, unionTokenAuthenticator, type UnionOptions } from './union';
 export {

@@ -6,6 +6,7 @@ import { hash, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { toError } from './errors';
 import { fastCounter, fastGauge, fastHistogram } from './metrics';
+import { asMaybeSync, promiseOf } from './maybe-promise';
 import type { AuthResponse, MaybeSyncTokenAuthenticator, TokenAuthenticator } from './types';
 
 export interface TokenCacheOptions {
@@ -157,7 +158,7 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
     return flight.promise;
   }
 
-  const maybeSync = typeof (inner as Partial<MaybeSyncTokenAuthenticator>).authenticateTokenMaybeSync === 'function' ? (inner as MaybeSyncTokenAuthenticator) : null;
+  const maybeSync = asMaybeSync(inner);
 
   function answered(status: 'hit' | 'miss', started: number, res: AuthResponse | null, err: Error | null): AuthResponse | null {
     m.total[status].inc();
@@ -202,14 +203,7 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
 
   return {
     authenticateTokenMaybeSync,
-    authenticateToken(token: string): Promise<AuthResponse | null> {
-      try {
-        const r = authenticateTokenMaybeSync(token);
-        return r instanceof Promise ? r : Promise.resolve(r);
-      } catch (e) {
-        return Promise.reject(e);
-      }
-    },
+    authenticateToken: (token: string) => promiseOf(() => authenticateTokenMaybeSync(token)),
     size: () => entries.size,
     clear: () => entries.clear(),
   };

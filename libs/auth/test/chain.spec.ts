@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import {
   anonymousAuthenticator,
+  asMaybeSync,
+  promiseOf,
   authenticatedGroupAdder,
   bearerTokenAuthenticator,
   bearerTokenFromHeader,
@@ -9,6 +11,7 @@ import {
   userInfo,
   websocketProtocolAuthenticator,
   type AuthResponse,
+  type MaybePromise,
   type MaybeSyncTokenAuthenticator,
   type RequestAuthenticator,
   type TokenAuthenticator,
@@ -122,5 +125,26 @@ describe('bearer token', () => {
     const req = fakeReq('/', { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-protocol': `v4.channel.k8s.io, ${proto}` });
     expect((await websocketProtocolAuthenticator(tokens).authenticate(req))?.user.username).toBe('jane');
     expect(await websocketProtocolAuthenticator(tokens).authenticate(fakeReq('/'))).toBeNull();
+  });
+});
+
+describe('promiseOf and asMaybeSync', () => {
+  test.each([
+    ['a value resolves', () => 'v', { value: 'v' }],
+    ['a promise is passed on', () => Promise.resolve('p'), { value: 'p' }],
+    ['a synchronous throw rejects', () => { throw new Error('sync'); }, { error: 'sync' }],
+    ['a rejection is passed on', () => Promise.reject(new Error('async')), { error: 'async' }],
+  ])('%s', async (_name, run: () => MaybePromise<string>, want: { value?: string; error?: string }) => {
+    const p = promiseOf(run);
+    expect(p).toBeInstanceOf(Promise);
+    if (want.error) await expect(p).rejects.toThrow(want.error);
+    else await expect(p).resolves.toBe(want.value);
+  });
+
+  test('asMaybeSync finds the maybe-synchronous form only where it is offered', () => {
+    const plain: TokenAuthenticator = { authenticateToken: async () => null };
+    const sync: MaybeSyncTokenAuthenticator = { ...plain, authenticateTokenMaybeSync: () => null };
+    expect(asMaybeSync(plain)).toBeNull();
+    expect(asMaybeSync(sync)).toBe(sync);
   });
 });

@@ -1,7 +1,7 @@
 // One authenticator per `jwt[]` entry (OIDC.go jwtAuthenticator): claims tokens whose unverified `iss` is
 // its issuer URL, discovers the issuer in the background (retrying every 10s), verifies, maps, validates.
 import { performance } from 'node:perf_hooks';
-import type { AuthResponse, HistogramChild, TokenAuthenticator } from '@cl/auth';
+import { promiseOf, type AuthResponse, type HistogramChild, type TokenAuthenticator } from '@cl/auth';
 import type { JWTAuthenticator as JWTAuthenticatorConfig } from '@cl/config';
 import type { CelCompiler } from './cel';
 import { celValueFromJson, intsToBigint } from './cel-values';
@@ -147,12 +147,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
 
   /** For a token already known to carry this issuer; records the latency metric (upstream: misses only). */
   authenticatePeeked(token: string, peeked: PeekedToken): Promise<AuthResponse> {
-    try {
-      const res = this.authenticatePeekedMaybeSync(token, peeked);
-      return res instanceof Promise ? res : Promise.resolve(res);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    return promiseOf(() => this.authenticatePeekedMaybeSync(token, peeked));
   }
 
   /** Same, but answers synchronously (or throws) when no I/O is needed: the token cache's fast path. */

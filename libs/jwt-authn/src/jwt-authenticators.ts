@@ -1,6 +1,6 @@
 // All `jwt[]` entries of one AuthenticationConfiguration as a single token authenticator: tried in list
 // order, fail-on-error (upstream tokenunion.NewFailOnError), so the one issuer that claims a token decides.
-import { aggregate, type AuthResponse, type MaybeSyncTokenAuthenticator } from '@cl/auth';
+import { aggregate, promiseOf, type AuthResponse, type MaybeSyncTokenAuthenticator } from '@cl/auth';
 import type { AuthenticationConfiguration, JWTAuthenticator as JWTAuthenticatorConfig } from '@cl/config';
 import { JwtAuthenticator, type JwtAuthenticatorOptions } from './jwt-authenticator';
 import { peekToken } from './jws';
@@ -24,12 +24,7 @@ export class JwtAuthenticators implements MaybeSyncTokenAuthenticator {
   }
 
   authenticateToken(token: string): Promise<AuthResponse | null> {
-    try {
-      const res = this.authenticateTokenMaybeSync(token);
-      return res instanceof Promise ? res : Promise.resolve(res);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    return promiseOf(() => this.authenticateTokenMaybeSync(token));
   }
 
   /** MaybeSyncTokenAuthenticator: a value (or a throw) when no I/O is needed, else a promise. */
