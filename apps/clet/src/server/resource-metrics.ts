@@ -34,6 +34,7 @@ export function renderFamilies(families: Family[]): string {
 }
 
 const ms = (t: string) => Date.parse(t);
+const family = (name: string, help: string, type: Family['type']): Family => ({ name, help, type, samples: [] });
 const cpuSeconds = (c: CpuStats) => c.usageCoreNanoSeconds / 1e9;
 
 export interface ResourceInput {
@@ -43,7 +44,7 @@ export interface ResourceInput {
 }
 
 export function renderResourceMetrics(s: ResourceInput): string {
-  const stable = (name: string, help: string, type: Family['type']): Family => ({ name, help: `[STABLE] ${help}`, type, samples: [] });
+  const stable = (name: string, help: string, type: Family['type']) => family(name, `[STABLE] ${help}`, type);
   const nodeCpu = stable('node_cpu_usage_seconds_total', 'Cumulative cpu time consumed by the node in core-seconds', 'counter');
   const nodeMem = stable('node_memory_working_set_bytes', 'Current working set of the node in bytes', 'gauge');
   const podCpu = stable('pod_cpu_usage_seconds_total', 'Cumulative cpu time consumed by the pod in core-seconds', 'counter');
@@ -76,15 +77,14 @@ export interface CadvisorInput extends ResourceInput {
 }
 
 export function renderCadvisorMetrics(s: CadvisorInput): string {
-  const f = (name: string, help: string, type: Family['type']): Family => ({ name, help, type, samples: [] });
-  const cores = f('machine_cpu_cores', 'Number of logical CPU cores.', 'gauge');
-  const mem = f('machine_memory_bytes', 'Amount of memory installed on the machine.', 'gauge');
-  const cpu = f('container_cpu_usage_seconds_total', 'Cumulative cpu time consumed in seconds.', 'counter');
-  const usage = f('container_memory_usage_bytes', 'Current memory usage in bytes, including all memory regardless of when it was accessed', 'gauge');
-  const ws = f('container_memory_working_set_bytes', 'Current working set in bytes.', 'gauge');
-  const rss = f('container_memory_rss', 'Size of RSS in bytes.', 'gauge');
-  const start = f('container_start_time_seconds', 'Start time of the container since unix epoch in seconds.', 'gauge');
-  const seen = f('container_last_seen', 'Last time a container was seen by the exporter', 'gauge');
+  const cores = family('machine_cpu_cores', 'Number of logical CPU cores.', 'gauge');
+  const mem = family('machine_memory_bytes', 'Amount of memory installed on the machine.', 'gauge');
+  const cpu = family('container_cpu_usage_seconds_total', 'Cumulative cpu time consumed in seconds.', 'counter');
+  const usage = family('container_memory_usage_bytes', 'Current memory usage in bytes, including all memory regardless of when it was accessed', 'gauge');
+  const ws = family('container_memory_working_set_bytes', 'Current working set in bytes.', 'gauge');
+  const rss = family('container_memory_rss', 'Size of RSS in bytes.', 'gauge');
+  const start = family('container_start_time_seconds', 'Start time of the container since unix epoch in seconds.', 'gauge');
+  const seen = family('container_last_seen', 'Last time a container was seen by the exporter', 'gauge');
   cores.samples.push({ labels: {}, value: s.machine.cpuCores });
   mem.samples.push({ labels: {}, value: s.machine.memoryBytes });
   const now = Date.now();
