@@ -3,9 +3,26 @@
 // fast (no wait-for-ready) and the channel reconnects on its own within about a second once etcd is back.
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConflictError, prefixEnd, type KeyValue, type PutOptions, type RangeOptions, type Store } from './store';
+import { EtcdWatch, type PbKeyValue, type WatchClient } from './etcd-watch';
+import {
+  CompactedError,
+  ConflictError,
+  FutureRevisionError,
+  LeaseNotFoundError,
+  prefixEnd,
+  type DeleteOptions,
+  type KeyValue,
+  type PutOptions,
+  type RangeOptions,
+  type RangeResult,
+  type Store,
+  type StoreWatch,
+  type WatchOptions,
+} from './store';
+import { WatchQueue } from './watch-queue';
 
 export interface EtcdStoreOptions {
   /** Client URLs, e.g. `http://127.0.0.1:2379` (https needs `tls`). */
@@ -21,37 +38,48 @@ export interface EtcdStoreOptions {
   connectTarget?: string;
 }
 
-interface PbKeyValue {
-  key: Buffer;
-  value: Buffer;
-  create_revision: string | number;
-  mod_revision: string | number;
-  version: string | number;
-}
 interface PbHeader {
   revision: string | number;
 }
 type Unary<Req, Res> = (req: Req, meta: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: Res) => void) => void;
 interface KVClient extends grpc.Client {
-  Range: Unary<object, { header: PbHeader; kvs: PbKeyValue[]; more: boolean }>;
+  Range: Unary<object, { header: PbHeader; kvs: PbKeyValue[]; more: boolean; count: string | number }>;
   Txn: Unary<object, { header: PbHeader; succeeded: boolean; responses: Array<{ response_range?: { kvs: PbKeyValue[] }; response_delete_range?: { deleted: string | number } }> }>;
+  Compact: Unary<object, { header: PbHeader }>;
+}
+interface LeaseClient extends grpc.Client {
+  LeaseGrant: Unary<object, { header: PbHeader; ID: string | number; TTL: string | number; error: string }>;
+  LeaseRevoke: Unary<object, { header: PbHeader }>;
 }
 
 const PROTO = join(__dirname, '..', 'proto', 'etcd-kv.proto');
 
 let loaded: grpc.GrpcObject | undefined;
-function services(): { KV: grpc.ServiceClientConstructor } {
+type Services = Record<'KV' | 'Watch' | 'Lease', grpc.ServiceClientConstructor>;
+function services(): Services {
   loaded ??= grpc.loadPackageDefinition(
     protoLoader.loadSync(PROTO, { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true }),
   );
   const pkg = loaded.etcdserverpb as grpc.GrpcObject;
-  return { KV: pkg.KV as grpc.ServiceClientConstructor };
+  return { KV: pkg.KV, Watch: pkg.Watch, Lease: pkg.Lease } as Services;
 }
 
 const num = (v: string | number) => Number(v);
 
+/** etcd's errors for a revision outside the kept history, and for an unknown lease (their gRPC details text). */
+function translate(err: grpc.ServiceError, revision?: number, lease?: number): Error {
+  const details = err.details ?? '';
+  if (details.includes('required revision has been compacted')) return new CompactedError(revision ?? 0, 0);
+  if (details.includes('required revision is a future revision')) return new FutureRevisionError(revision ?? 0, 0);
+  if (details.includes('requested lease not found')) return new LeaseNotFoundError(lease ?? 0);
+  return err;
+}
+
 export class EtcdStore implements Store {
   private readonly kv: KVClient;
+  private readonly watcher: WatchClient;
+  private readonly lease: LeaseClient;
+  private readonly watches = new Set<EtcdWatch>();
   private readonly prefix: string;
   private readonly timeoutMs: number;
 
@@ -78,6 +106,10 @@ export class EtcdStore implements Store {
     };
     if (opts.connectTarget && secure) channelOptions['grpc.ssl_target_name_override'] = urls[0].hostname;
     this.kv = new (services().KV)(target, creds, channelOptions) as unknown as KVClient;
+    // The three services share one channel (one connection), as etcd's own client does.
+    const channelOverride = this.kv.getChannel();
+    this.watcher = new (services().Watch)(target, creds, { ...channelOptions, channelOverride }) as unknown as WatchClient;
+    this.lease = new (services().Lease)(target, creds, { ...channelOptions, channelOverride }) as unknown as LeaseClient;
     this.prefix = (opts.prefix ?? '/registry').replace(/\/$/, '');
     this.timeoutMs = opts.requestTimeoutMs ?? 10_000;
   }
@@ -97,12 +129,13 @@ export class EtcdStore implements Store {
       createRevision: num(kv.create_revision),
       modRevision: num(kv.mod_revision),
       version: num(kv.version),
+      lease: num(kv.lease),
     };
   }
 
-  private call<Res>(method: Unary<object, Res>, req: object, timeoutMs = this.timeoutMs, signal?: AbortSignal): Promise<Res> {
+  private call<Res>(method: Unary<object, Res>, req: object, timeoutMs = this.timeoutMs, signal?: AbortSignal, client: grpc.Client = this.kv): Promise<Res> {
     return new Promise((resolve, reject) => {
-      const call = method.call(this.kv, req, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) =>
+      const call = method.call(client, req, new grpc.Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) =>
         err ? reject(err) : resolve(res),
       ) as unknown as grpc.ClientUnaryCall | undefined;
       signal?.addEventListener('abort', () => call?.cancel(), { once: true });
@@ -120,14 +153,14 @@ export class EtcdStore implements Store {
     const compare = opts?.expectedRevision === undefined ? [] : [{ key: k, target: 'MOD', result: 'EQUAL', mod_revision: opts.expectedRevision }];
     const res = await this.call(this.kv.Txn, {
       compare,
-      success: [{ request_put: { key: k, value: v } }],
+      success: [{ request_put: { key: k, value: v, lease: opts?.lease ?? 0 } }],
       failure: [{ request_range: { key: k } }],
-    });
+    }).catch((e: grpc.ServiceError) => Promise.reject(translate(e, undefined, opts?.lease)));
     if (!res.succeeded) throw this.conflict(key, opts!.expectedRevision!, res.responses[0]?.response_range?.kvs ?? []);
     return { revision: num(res.header.revision) };
   }
 
-  async delete(key: string, opts?: PutOptions): Promise<{ deleted: boolean; revision: number }> {
+  async delete(key: string, opts?: DeleteOptions): Promise<{ deleted: boolean; revision: number }> {
     const k = this.full(key);
     const compare = opts?.expectedRevision === undefined ? [] : [{ key: k, target: 'MOD', result: 'EQUAL', mod_revision: opts.expectedRevision }];
     const res = await this.call(this.kv.Txn, {
@@ -143,10 +176,67 @@ export class EtcdStore implements Store {
     return new ConflictError(key, expected, kvs.length ? num(kvs[0].mod_revision) : 0);
   }
 
-  async range(prefix: string, opts?: RangeOptions): Promise<{ kvs: KeyValue[]; revision: number; more: boolean }> {
+  async range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
     const start = this.full(prefix);
-    const res = await this.call(this.kv.Range, { key: start, range_end: prefixEnd(start), limit: opts?.limit ?? 0 });
-    return { kvs: res.kvs.map((kv) => this.toKv(kv)), revision: num(res.header.revision), more: res.more };
+    const from = opts.startKey !== undefined && opts.startKey > prefix ? this.full(opts.startKey) : start;
+    const revision = opts.revision && opts.revision > 0 ? opts.revision : 0;
+    const res = await this.call(this.kv.Range, { key: from, range_end: prefixEnd(start), limit: opts.limit ?? 0, revision }).catch(
+      (e: grpc.ServiceError) => Promise.reject(translate(e, revision)),
+    );
+    // etcd's header carries the newest revision even for a read at an older one; the snapshot is `revision`.
+    return { kvs: res.kvs.map((kv) => this.toKv(kv)), revision: revision || num(res.header.revision), more: res.more };
+  }
+
+  async count(prefix: string): Promise<{ count: number; revision: number }> {
+    const start = this.full(prefix);
+    const res = await this.call(this.kv.Range, { key: start, range_end: prefixEnd(start), count_only: true });
+    return { count: num(res.count), revision: num(res.header.revision) };
+  }
+
+  watch(prefix: string, opts: WatchOptions = {}): StoreWatch {
+    // eslint-disable-next-line prefer-const -- the queue's callbacks need the watch, which needs the queue
+    let watch: EtcdWatch;
+    const queue = new WatchQueue({
+      afterRevision: opts.afterRevision,
+      maxBufferedEvents: opts.maxBufferedEvents,
+      progressIntervalMs: opts.progressIntervalMs,
+      requestProgress: () => watch.requestProgress(),
+      release: () => {
+        watch.stop();
+        this.watches.delete(watch);
+      },
+    });
+    watch = new EtcdWatch(this.watcher, this.full(prefix), (kv) => this.toKv(kv), queue, async () => (await this.count(prefix)).revision);
+    this.watches.add(watch);
+    watch.start();
+    return queue;
+  }
+
+  async compact(revision: number): Promise<void> {
+    await this.call(this.kv.Compact, { revision }).catch((e: grpc.ServiceError) => Promise.reject(translate(e, revision)));
+  }
+
+  async grantLease(ttlSeconds: number): Promise<number> {
+    // etcd picks 64-bit ids, which a JS number cannot hold exactly; ask for an id that it can (etcd takes a
+    // client's id unless it is in use, and then answers with an error and we pick another).
+    for (let attempt = 0; ; attempt++) {
+      const id = randomInt(1, 2 ** 48);
+      const res = await this.call(this.lease.LeaseGrant, { TTL: ttlSeconds, ID: id }, this.timeoutMs, undefined, this.lease).catch(
+        (e: grpc.ServiceError) => {
+          if (attempt < 3 && (e.details ?? '').includes('lease already exists')) return null;
+          throw e;
+        },
+      );
+      if (!res) continue;
+      if (res.error) throw new Error(`etcd refused the lease: ${res.error}`);
+      return num(res.ID);
+    }
+  }
+
+  async revokeLease(id: number): Promise<void> {
+    await this.call(this.lease.LeaseRevoke, { ID: id }, this.timeoutMs, undefined, this.lease).catch((e: grpc.ServiceError) =>
+      Promise.reject(translate(e, undefined, id)),
+    );
   }
 
   /** As kube-apiserver's store check: a read of `<prefix>/health`, answered or not within the deadline. */
@@ -155,6 +245,9 @@ export class EtcdStore implements Store {
   }
 
   async close(): Promise<void> {
+    for (const w of [...this.watches]) w.queue.fail(new Error('store closed'));
+    this.watcher.close();
+    this.lease.close();
     this.kv.close();
   }
 }

@@ -1,123 +1,241 @@
-// The embedded store: one SQLite file, a revisioned key-value table and an append-only event log (the watch
-// in a later issue replays it). Every write is one transaction, with synchronous=FULL so a crash after a
-// successful put never loses it.
-import Database from 'better-sqlite3';
+// The embedded store: one SQLite file holding a log of revisions, the way k3s's kine keeps etcd's model in SQL.
+// Every change is one row (its revision is the row id) carrying the key's create revision, the revision and value
+// it replaced, and a deleted mark, so a key's state at any revision, a watch replay and an event's previous value
+// all come from the same table. One process writes (the file's lock keeps it so), which lets watchers in this
+// process be woken right after each commit instead of polling. synchronous=FULL: an acknowledged write survives
+// a crash.
+import type Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConflictError, type KeyValue, type PutOptions, type RangeOptions, type Store } from './store';
+import { openStoreFile } from './sqlite-schema';
+import { LeaseClock } from './sqlite-leases';
+import {
+  CompactedError,
+  ConflictError,
+  FutureRevisionError,
+  type DeleteOptions,
+  type KeyValue,
+  type PutOptions,
+  type RangeOptions,
+  type RangeResult,
+  type Store,
+  type StoreEvent,
+  type StoreWatch,
+  type WatchOptions,
+} from './store';
+import { WatchQueue } from './watch-queue';
 
 interface Row {
+  revision: number;
   key: string;
-  value: Buffer;
+  deleted: number;
   create_revision: number;
-  mod_revision: number;
+  prev_revision: number;
   version: number;
+  lease: number;
+  prev_lease: number;
+  value: Buffer | null;
+  old_value: Buffer | null;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 const toKv = (r: Row): KeyValue => ({
   key: r.key,
-  value: r.value,
+  value: r.value ?? EMPTY,
   createRevision: r.create_revision,
-  modRevision: r.mod_revision,
+  modRevision: r.revision,
   version: r.version,
+  lease: r.lease,
 });
+
+function toEvent(r: Row): StoreEvent {
+  const prevKv: KeyValue | null =
+    r.prev_revision === 0
+      ? null
+      : {
+          key: r.key,
+          value: r.old_value ?? EMPTY,
+          createRevision: r.create_revision,
+          modRevision: r.prev_revision,
+          version: r.deleted ? r.version : r.version - 1,
+          lease: r.prev_lease,
+        };
+  if (!r.deleted) return { type: 'PUT', kv: toKv(r), prevKv };
+  return { type: 'DELETE', kv: { key: r.key, value: EMPTY, createRevision: 0, modRevision: r.revision, version: 0, lease: 0 }, prevKv };
+}
+
+/** Keys are compared as SQLite TEXT (byte order for UTF-8); the first string after every `prefix*` key. */
+function prefixEndString(prefix: string): string {
+  if (prefix === '') return '\u{10FFFF}';
+  const last = prefix.codePointAt(prefix.length - 1)!;
+  return prefix.slice(0, -1) + String.fromCodePoint(last + 1);
+}
+
+/** Rows read back per statement while replaying history into a new watch. */
+const REPLAY_PAGE = 1000;
+
+interface Watcher {
+  prefix: string;
+  queue: WatchQueue;
+}
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly stmts;
+  private readonly leases: LeaseClock;
+  private readonly watchers = new Set<Watcher>();
+  private revision: number;
+  private compactRevision: number;
   private closed = false;
 
   constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), revision INTEGER NOT NULL);
-      INSERT OR IGNORE INTO meta (id, revision) VALUES (1, 1);
-      CREATE TABLE IF NOT EXISTS kv (
-        key TEXT PRIMARY KEY, value BLOB NOT NULL,
-        create_revision INTEGER NOT NULL, mod_revision INTEGER NOT NULL, version INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS events (
-        revision INTEGER PRIMARY KEY, key TEXT NOT NULL, type TEXT NOT NULL, value BLOB,
-        create_revision INTEGER, version INTEGER);
-    `);
+    this.db = openStoreFile(file);
+    const db = this.db;
     this.stmts = {
-      revision: this.db.prepare<[], { revision: number }>('SELECT revision FROM meta WHERE id = 1'),
-      bump: this.db.prepare('UPDATE meta SET revision = revision + 1 WHERE id = 1'),
-      get: this.db.prepare<[string], Row>('SELECT * FROM kv WHERE key = ?'),
-      upsert: this.db.prepare(
-        `INSERT INTO kv (key, value, create_revision, mod_revision, version) VALUES (@key, @value, @rev, @rev, 1)
-         ON CONFLICT(key) DO UPDATE SET value = @value, mod_revision = @rev, version = version + 1`,
+      latest: db.prepare<[string], Row>('SELECT * FROM log WHERE key = ? ORDER BY revision DESC LIMIT 1'),
+      insert: db.prepare(
+        `INSERT INTO log (revision, key, deleted, create_revision, prev_revision, version, lease, prev_lease, value, old_value)
+         VALUES (@revision, @key, @deleted, @create_revision, @prev_revision, @version, @lease, @prev_lease, @value, @old_value)`,
       ),
-      remove: this.db.prepare('DELETE FROM kv WHERE key = ?'),
-      event: this.db.prepare(
-        'INSERT INTO events (revision, key, type, value, create_revision, version) VALUES (?, ?, ?, ?, ?, ?)',
+      rangeAt: db.prepare<[string, string, number, number], Row>(
+        `SELECT l.* FROM log l JOIN (SELECT MAX(revision) AS rev FROM log WHERE key >= ? AND key < ? AND revision <= ? GROUP BY key) m
+         ON l.revision = m.rev WHERE l.deleted = 0 ORDER BY l.key LIMIT ?`,
       ),
-      range: this.db.prepare<[string, string, number], Row>(
-        'SELECT * FROM kv WHERE key >= ? AND key < ? ORDER BY key LIMIT ?',
+      count: db.prepare<[string, string], number>(
+        `SELECT COUNT(*) FROM log l JOIN (SELECT MAX(revision) AS rev FROM log WHERE key >= ? AND key < ? GROUP BY key) m
+         ON l.revision = m.rev WHERE l.deleted = 0`,
+      ).pluck(),
+      since: db.prepare<[number, string, string, number], Row>(
+        'SELECT * FROM log WHERE revision > ? AND key >= ? AND key < ? ORDER BY revision LIMIT ?',
       ),
-      rangeAll: this.db.prepare<[string, number], Row>('SELECT * FROM kv WHERE key >= ? ORDER BY key LIMIT ?'),
-      ping: this.db.prepare('SELECT 1'),
+      maxRevision: db.prepare<[], number | null>('SELECT MAX(revision) FROM log').pluck(),
+      meta: db.prepare<[string], number>('SELECT value FROM meta WHERE name = ?').pluck(),
+      setMeta: db.prepare('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value'),
+      // Compaction keeps every row from `revision` on (watch replay) and, before it, only each key's last live
+      // row (reads at `revision`); superseded rows and tombstones go.
+      compact: db.prepare<{ revision: number }>(
+        `DELETE FROM log WHERE revision < @revision AND (deleted = 1 OR EXISTS
+           (SELECT 1 FROM log newer WHERE newer.key = log.key AND newer.revision > log.revision AND newer.revision <= @revision))`,
+      ),
+      ping: db.prepare('SELECT 1'),
     };
-  }
-
-  private current(): number {
-    return this.stmts.revision.get()!.revision;
-  }
-
-  private check(key: string, existing: Row | undefined, opts?: PutOptions) {
-    if (opts?.expectedRevision === undefined) return;
-    const actual = existing?.mod_revision ?? 0;
-    if (actual !== opts.expectedRevision) throw new ConflictError(key, opts.expectedRevision, actual);
+    this.revision = Math.max(this.stmts.maxRevision.get() ?? 0, this.stmts.meta.get('revision_floor') ?? 0, 1);
+    this.compactRevision = this.stmts.meta.get('compact_revision') ?? 0;
+    this.leases = new LeaseClock(db, (id) => this.endLease(id));
   }
 
   async get(key: string): Promise<KeyValue | null> {
     this.assertOpen();
-    const row = this.stmts.get.get(key);
-    return row ? toKv(row) : null;
+    const row = this.stmts.latest.get(key);
+    return row && !row.deleted ? toKv(row) : null;
   }
 
   async put(key: string, value: Buffer | string, opts?: PutOptions): Promise<{ revision: number }> {
     this.assertOpen();
     const buf = typeof value === 'string' ? Buffer.from(value) : value;
-    return this.db.transaction(() => {
-      const existing = this.stmts.get.get(key);
-      this.check(key, existing, opts);
-      this.stmts.bump.run();
-      const rev = this.current();
-      this.stmts.upsert.run({ key, value: buf, rev });
-      const row = this.stmts.get.get(key)!;
-      this.stmts.event.run(rev, key, 'PUT', buf, row.create_revision, row.version);
-      return { revision: rev };
-    })();
+    const lease = opts?.lease ?? 0;
+    const row = this.write(() => {
+      const prev = this.live(key);
+      this.check(key, prev, opts?.expectedRevision);
+      if (lease !== 0) this.leases.assertExists(lease);
+      return this.append({
+        key,
+        deleted: 0,
+        create_revision: prev ? prev.create_revision : this.revision + 1,
+        prev_revision: prev?.revision ?? 0,
+        version: prev ? prev.version + 1 : 1,
+        lease,
+        prev_lease: prev?.lease ?? 0,
+        value: buf,
+        old_value: prev?.value ?? null,
+      });
+    });
+    this.committed([row]);
+    return { revision: row.revision };
   }
 
-  async delete(key: string, opts?: PutOptions): Promise<{ deleted: boolean; revision: number }> {
+  async delete(key: string, opts?: DeleteOptions): Promise<{ deleted: boolean; revision: number }> {
     this.assertOpen();
-    return this.db.transaction(() => {
-      const existing = this.stmts.get.get(key);
-      this.check(key, existing, opts);
-      if (!existing) return { deleted: false, revision: this.current() };
-      this.stmts.bump.run();
-      const rev = this.current();
-      this.stmts.remove.run(key);
-      this.stmts.event.run(rev, key, 'DELETE', null, existing.create_revision, existing.version);
-      return { deleted: true, revision: rev };
-    })();
+    const row = this.write(() => {
+      const prev = this.live(key);
+      this.check(key, prev, opts?.expectedRevision);
+      return prev ? this.tombstone(prev) : null;
+    });
+    if (!row) return { deleted: false, revision: this.revision };
+    this.committed([row]);
+    return { deleted: true, revision: row.revision };
   }
 
-  async range(prefix: string, opts?: RangeOptions): Promise<{ kvs: KeyValue[]; revision: number; more: boolean }> {
+  async range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
     this.assertOpen();
-    const limit = opts?.limit && opts.limit > 0 ? opts.limit : -1;
+    const at = opts.revision && opts.revision > 0 ? opts.revision : this.revision;
+    this.checkReadable(at);
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    const start = opts.startKey !== undefined && opts.startKey > prefix ? opts.startKey : prefix;
+    const rows = this.stmts.rangeAt.all(start, prefixEndString(prefix), at, limit > 0 ? limit + 1 : -1);
+    const more = limit > 0 && rows.length > limit;
+    return { kvs: (more ? rows.slice(0, limit) : rows).map(toKv), revision: at, more };
+  }
+
+  async count(prefix: string): Promise<{ count: number; revision: number }> {
+    this.assertOpen();
+    return { count: this.stmts.count.get(prefix, prefixEndString(prefix))!, revision: this.revision };
+  }
+
+  watch(prefix: string, opts: WatchOptions = {}): StoreWatch {
+    this.assertOpen();
+    const after = opts.afterRevision ?? this.revision;
+    const watcher: Watcher = {
+      prefix,
+      queue: new WatchQueue({
+        afterRevision: after,
+        maxBufferedEvents: opts.maxBufferedEvents,
+        progressIntervalMs: opts.progressIntervalMs,
+        // Delivery is synchronous on commit, so everything up to the current revision is already queued.
+        requestProgress: () => watcher.queue.progress(this.revision),
+        release: () => this.watchers.delete(watcher),
+      }),
+    };
+    if (after + 1 < this.compactRevision) {
+      watcher.queue.fail(new CompactedError(after + 1, this.compactRevision));
+      return watcher.queue;
+    }
+    // Replay and registration happen in this same tick: no commit can fall between them.
     const end = prefixEndString(prefix);
-    return this.db.transaction(() => {
-      const fetch = limit > 0 ? limit + 1 : -1;
-      const rows = end === null ? this.stmts.rangeAll.all(prefix, fetch) : this.stmts.range.all(prefix, end, fetch);
-      const more = limit > 0 && rows.length > limit;
-      return { kvs: (more ? rows.slice(0, limit) : rows).map(toKv), revision: this.current(), more };
+    for (let from = after; from < this.revision && !watcher.queue.closed; ) {
+      const rows = this.stmts.since.all(from, prefix, end, REPLAY_PAGE);
+      if (rows.length === 0) break;
+      watcher.queue.push(rows.map(toEvent));
+      from = rows[rows.length - 1].revision;
+    }
+    if (!watcher.queue.closed) {
+      this.watchers.add(watcher);
+      watcher.queue.started(after);
+    }
+    return watcher.queue;
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.assertOpen();
+    if (revision > this.revision) throw new FutureRevisionError(revision, this.revision);
+    if (revision <= this.compactRevision) throw new CompactedError(revision, this.compactRevision);
+    this.db.transaction(() => {
+      this.stmts.compact.run({ revision });
+      this.stmts.setMeta.run('compact_revision', revision);
     })();
+    this.compactRevision = revision;
+  }
+
+  async grantLease(ttlSeconds: number): Promise<number> {
+    this.assertOpen();
+    return this.leases.grant(ttlSeconds);
+  }
+
+  async revokeLease(id: number): Promise<void> {
+    this.assertOpen();
+    this.leases.revoke(id);
   }
 
   async ping(): Promise<void> {
@@ -128,17 +246,83 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.leases.stop();
+    for (const w of [...this.watchers]) w.queue.fail(new Error('store closed'));
     this.db.close();
+  }
+
+  /** Ends an expired or revoked lease: its keys are deleted, each with its own revision and DELETE event. */
+  private endLease(id: number) {
+    const rows = this.write(() => {
+      const out: Row[] = [];
+      for (const key of this.leases.remove(id)) {
+        const prev = this.live(key);
+        if (prev) out.push(this.tombstone(prev));
+      }
+      return out;
+    });
+    this.committed(rows);
+  }
+
+  /** One write transaction; if it rolls back, the revision counter goes back to what the file holds. */
+  private write<T>(fn: () => T): T {
+    const before = this.revision;
+    try {
+      return this.db.transaction(fn)();
+    } catch (e) {
+      this.revision = before;
+      throw e;
+    }
+  }
+
+  private live(key: string): Row | undefined {
+    const row = this.stmts.latest.get(key);
+    return row && !row.deleted ? row : undefined;
+  }
+
+  private tombstone(prev: Row): Row {
+    return this.append({
+      key: prev.key,
+      deleted: 1,
+      create_revision: prev.create_revision,
+      prev_revision: prev.revision,
+      version: prev.version,
+      lease: 0,
+      prev_lease: prev.lease,
+      value: null,
+      old_value: prev.value,
+    });
+  }
+
+  private append(fields: Omit<Row, 'revision'>): Row {
+    const row: Row = { revision: this.revision + 1, ...fields };
+    this.stmts.insert.run(row);
+    this.revision = row.revision;
+    return row;
+  }
+
+  /** After a commit: wake every watcher whose prefix covers a changed key. */
+  private committed(rows: Row[]) {
+    if (this.watchers.size === 0 || rows.length === 0) return;
+    for (const w of this.watchers) {
+      const events: StoreEvent[] = [];
+      for (const r of rows) if (r.key.startsWith(w.prefix)) events.push(toEvent(r));
+      if (events.length) w.queue.push(events);
+    }
+  }
+
+  private check(key: string, existing: Row | undefined, expected: number | undefined) {
+    if (expected === undefined) return;
+    const actual = existing?.revision ?? 0;
+    if (actual !== expected) throw new ConflictError(key, expected, actual);
+  }
+
+  private checkReadable(revision: number) {
+    if (revision > this.revision) throw new FutureRevisionError(revision, this.revision);
+    if (revision < this.compactRevision) throw new CompactedError(revision, this.compactRevision);
   }
 
   private assertOpen() {
     if (this.closed) throw new Error('closed');
   }
-}
-
-/** Keys are compared as SQLite TEXT (byte order for UTF-8); the first string after every `prefix*` key. */
-function prefixEndString(prefix: string): string | null {
-  if (prefix === '') return null;
-  const last = prefix.codePointAt(prefix.length - 1)!;
-  return prefix.slice(0, -1) + String.fromCodePoint(last + 1);
 }

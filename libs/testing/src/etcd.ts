@@ -11,7 +11,8 @@ export interface EtcdServer {
   url: string;
   clientPort: number;
   dataDir: string;
-  stop(): Promise<void>;
+  /** Stops etcd (SIGTERM; pass SIGKILL for a crash) keeping its data. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
   start(): Promise<void>;
   /** Stops etcd and removes its data. */
   destroy(): Promise<void>;
@@ -58,13 +59,13 @@ export async function startEtcd(): Promise<EtcdServer> {
     const exited = new Promise<never>((_, reject) => child!.once('exit', (code) => reject(new Error(`etcd exited with ${code}: ${output}`))));
     await Promise.race([waitFor(async () => ((await portOpen(clientPort)) ? true : undefined), 'etcd to listen'), exited]);
   };
-  const stop = async () => {
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     const c = child;
     child = null;
     if (!c || c.exitCode !== null) return;
     await new Promise<void>((resolve) => {
       c.once('exit', () => resolve());
-      c.kill('SIGTERM');
+      c.kill(signal);
     });
   };
   await start();
