@@ -20,6 +20,7 @@ export interface ApiserverOptions {
   storeCertFile: string;
   storeKeyFile: string;
   storeHealthcheckTimeoutMs: number;
+  storeCompactionIntervalMs: number;
   anonymousAuth: boolean;
   verbosity: number;
   authorization: AuthorizationOptions;
@@ -48,6 +49,7 @@ export function apiserverFlags(): FlagSet {
     .add({ name: 'store-cafile', type: types.string, default: '', section: store, usage: 'SSL Certificate Authority file used to secure etcd communication.' })
     .add({ name: 'store-certfile', type: types.string, default: '', section: store, usage: 'SSL certification file used to secure etcd communication.' })
     .add({ name: 'store-keyfile', type: types.string, default: '', section: store, usage: 'SSL key file used to secure etcd communication.' })
+    .add({ name: 'store-compaction-interval', type: types.duration, default: 5 * 60_000, section: store, usage: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.' })
     .add({ name: 'store-healthcheck-timeout', type: types.duration, default: 2000, section: store, usage: 'The timeout to use when checking etcd health.' })
     .add({ name: 'egress-selector-config-file', type: types.string, default: '', section: 'Egress selector flags', usage: 'File with apiserver egress selector configuration.' })
     .add({ name: 'tracing-config-file', type: types.string, default: '', section: 'Tracing flags', usage: 'File with apiserver tracing configuration.' })
@@ -92,6 +94,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     storeCertFile: v['store-certfile'] as string,
     storeKeyFile: v['store-keyfile'] as string,
     storeHealthcheckTimeoutMs: v['store-healthcheck-timeout'] as number,
+    storeCompactionIntervalMs: v['store-compaction-interval'] as number,
     anonymousAuth: v['anonymous-auth'] as boolean,
     verbosity: v['v'] as number,
     authorization: authorizationOptions(v),
@@ -126,6 +129,7 @@ export function validateOptions(o: ApiserverOptions): string[] {
     if (!u || !['http:', 'https:'].includes(u.protocol)) errs.push(`--store-servers: invalid URL ${JSON.stringify(s)}: scheme must be http or https`);
   }
   if (o.storeServers.length === 0 && o.dataDir === '') errs.push('--data-dir is required when --store-servers is empty');
+  if (o.storeCompactionIntervalMs < 0) errs.push(`--store-compaction-interval must not be negative, got ${formatDuration(o.storeCompactionIntervalMs)}`);
   if (o.storeHealthcheckTimeoutMs <= 0) errs.push(`--store-healthcheck-timeout must be greater than 0, got ${formatDuration(o.storeHealthcheckTimeoutMs)}`);
   return errs;
 }

@@ -20,7 +20,7 @@ import {
 } from '@cl/auth';
 import { HealthChecks, ShutdownCheck, logCheck, notFound, pingCheck, type HealthCheck, type HealthEndpoint } from '@cl/healthz';
 import { generateSelfSignedServing } from '@cl/pki';
-import { openStore, storeHealthCheck, type Store } from '@cl/store';
+import { openStore, startCompactor, storeHealthCheck, type Store } from '@cl/store';
 import { listenForwarder, type EgressSelector, type Forwarder } from '@cl/egress';
 import { isTracingTrusted, serverSpanName, type Tracing } from '@cl/tracing';
 import { authorizationErrorText, forbiddenStatus } from '@cl/webhook-authz';
@@ -76,6 +76,8 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     connectTarget: storeForwarder?.address,
   });
   const tracing = parts.tracing?.enabled ? parts.tracing : undefined;
+  // As kube-apiserver: every interval the history before the previous interval's revision is dropped.
+  const compactor = startCompactor(store, { intervalMs: opts.storeCompactionIntervalMs, log: (l) => log.info(l) });
 
   const health = new HealthChecks({ log: (l) => log.info(l.trimEnd()), metrics: metrics.health });
   const shutdownCheck = new ShutdownCheck();
@@ -322,6 +324,7 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
       });
       logHealth.stop();
       await parts.onClose?.();
+      compactor.stop();
       await store.close();
       await storeForwarder?.close();
       await parts.tracing?.shutdown();

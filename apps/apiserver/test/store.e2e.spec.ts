@@ -1,8 +1,13 @@
-// The apiserver on a real etcd: the `store` check fails while etcd is stopped and recovers when it returns,
-// with no restart of the API server and nothing lost.
+// The apiserver's store: on a real etcd, the `store` check fails while etcd is stopped and recovers when it
+// returns, with no restart of the API server and nothing lost; two API servers share one etcd and compact it
+// once per interval between them; the embedded store refuses a file that is not its own.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startEtcd, waitFor, type EtcdServer } from '@cl/testing';
-import { EtcdStore } from '@cl/store';
-import { httpsGet, kubectl, startApiserverProcess, type ApiserverProcess } from './harness';
+import { CompactedError, EtcdStore } from '@cl/store';
+import { MAIN, httpsGet, kubectl, startApiserverProcess, type ApiserverProcess } from './harness';
 
 jest.setTimeout(180_000);
 
@@ -54,5 +59,73 @@ describe('apiserver with --store-servers', () => {
       await store.close();
     }
     expect(api.child.exitCode).toBeNull();
+  });
+});
+
+describe('two API servers on one etcd', () => {
+  let etcd: EtcdServer;
+  const apis: ApiserverProcess[] = [];
+  beforeAll(async () => {
+    etcd = await startEtcd();
+    for (let i = 0; i < 2; i++) apis.push(await startApiserverProcess([`--store-servers=${etcd.url}`, '--store-compaction-interval=1s']));
+  });
+  afterAll(async () => {
+    for (const api of apis) await api.cleanup();
+    await etcd.destroy();
+  });
+
+  test('both start on the same store and write the bootstrap objects once between them', async () => {
+    for (const api of apis) expect((await httpsGet(api, '/readyz')).status).toBe(200);
+    const viewer = new EtcdStore({ servers: [etcd.url], prefix: '/registry' });
+    try {
+      const ns = await viewer.range('/namespaces/');
+      expect(ns.kvs.map((kv) => [kv.key, kv.version])).toEqual(
+        ['default', 'kube-node-lease', 'kube-public', 'kube-system'].map((n) => [`/namespaces/${n}`, 1]),
+      );
+    } finally {
+      await viewer.close();
+    }
+  });
+
+  test('history is compacted on the interval, and only once per interval between the two', async () => {
+    const store = new EtcdStore({ servers: [etcd.url], prefix: '/registry' });
+    try {
+      const early = (await store.put('/test/marker', 'early')).revision;
+      await store.put('/test/marker', 'late');
+      await waitFor(
+        () => store.range('/test/', { revision: early }).then(() => false, (e) => e instanceof CompactedError),
+        'the history before the marker to be compacted',
+      );
+      const compactions = apis.map((api) => (api.output().match(/store: compacted history up to revision/g) ?? []).length);
+      const key = await store.get('/compact_rev_key');
+      // Every compaction advanced the shared key once; a losing API server did not compact in that interval.
+      expect(compactions[0] + compactions[1]).toBeGreaterThan(0);
+      expect(compactions[0] + compactions[1]).toBeLessThanOrEqual(key!.version);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('the embedded store file', () => {
+  const cases: Array<[string, (file: string) => void, string]> = [
+    ['a file that is not a database', (f) => writeFileSync(f, 'not a database, only text long enough to fill a header page'), 'is not a cl store: file is not a database'],
+  ];
+  test.each(cases)('refuses %s at start, naming the file, exit 1 before serving', (_what, write, message) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cl-bad-store-'));
+    try {
+      mkdirSync(join(dir, 'data'));
+      const file = join(dir, 'data', 'store.db');
+      write(file);
+      const r = spawnSync(process.execPath, [MAIN, '--secure-port=6443', '--bind-address=127.0.0.1', `--cert-dir=${join(dir, 'certs')}`, `--data-dir=${join(dir, 'data')}`], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`Error: store file ${file} ${message}`);
+      expect(r.stdout + r.stderr).not.toContain('Serving securely');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

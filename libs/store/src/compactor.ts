@@ -19,13 +19,13 @@ export interface CompactorOptions {
 }
 
 export function startCompactor(store: Store, opts: CompactorOptions): Compactor {
-  // The compact key's revision as last seen (the compare in the swap), and the store revision of the last tick.
-  let keyRevision: number | null = null;
+  // The compact key's revision as last seen (the compare in the swap; 0, "absent", until a swap tells otherwise,
+  // so a second API server's first tick loses to the first's), and the store revision of the last tick.
+  let keyRevision = 0;
   let previousTick = 0;
   let running: Promise<void> | null = null;
 
   const claim = async (): Promise<void> => {
-    if (keyRevision === null) keyRevision = (await store.get(COMPACT_REVISION_KEY))?.modRevision ?? 0;
     let revision: number;
     try {
       revision = (await store.put(COMPACT_REVISION_KEY, String(previousTick), { expectedRevision: keyRevision })).revision;

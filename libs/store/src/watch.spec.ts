@@ -1,5 +1,6 @@
 // The watch, history, compaction and lease contract, one table of cases run against both backends: the embedded
 // SQLite store and a real etcd (Debian's etcd-server) on loopback.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -251,5 +252,23 @@ test('an etcd watch resumes across an etcd crash and restart: every event exactl
   } finally {
     await store.close();
     await own.destroy();
+  }
+});
+
+test('a write by another process on the same etcd reaches a watch in this one', async () => {
+  const store = new EtcdStore({ servers: [etcd.url], prefix: '/shared' });
+  try {
+    const w = store.watch('/from-other/');
+    await w.ready;
+    const script = `
+      const { EtcdStore } = require('./etcd-store');
+      const s = new EtcdStore({ servers: [${JSON.stringify(etcd.url)}], prefix: '/shared' });
+      s.put('/from-other/pod', 'written elsewhere').then((r) => { console.log(r.revision); return s.close(); });`;
+    const child = spawnSync(process.execPath, ['-r', '@swc-node/register', '-e', script], { cwd: __dirname, encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    const [e] = await events(w, 1);
+    expect([e.type, e.kv.key, e.kv.value.toString(), e.kv.modRevision]).toEqual(['PUT', '/from-other/pod', 'written elsewhere', Number(child.stdout)]);
+  } finally {
+    await store.close();
   }
 });
