@@ -12,6 +12,7 @@ export type {
   WatchOptions,
 } from './store';
 export { SqliteStore } from './sqlite-store';
+export { BoundedQueue } from './bounded-queue';
 export { StoreFileError } from './sqlite-schema';
 export { EtcdStore } from './etcd-store';
 export type { EtcdStoreOptions } from './etcd-store';

@@ -1,0 +1,146 @@
+// The watch cache over a real store (the embedded SQLite backend; the store's own contract tests cover etcd).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CompactedError, SqliteStore, type Store, type StoreWatch, type WatchOptions } from '@cl/store';
+import { CacheWatcherOverflowError, TooLargeResourceVersionError, TooOldResourceVersionError, WatchCache, type WatchCacheItem } from './index';
+
+interface Pod {
+  name: string;
+  phase: string;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'cl-watch-cache-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let store: SqliteStore;
+let cache: WatchCache<Pod>;
+const decode = (kv: { value: Buffer }) => JSON.parse(kv.value.toString()) as Pod;
+const put = (name: string, phase: string) => store.put(`/pods/${name}`, JSON.stringify({ name, phase })).then((r) => r.revision);
+
+beforeEach(async () => {
+  store = new SqliteStore(join(dir, `${Math.random()}.db`));
+  await put('a', 'Pending');
+  await put('b', 'Running');
+  cache = new WatchCache<Pod>(store, '/pods/', { decode, capacity: 5, progressIntervalMs: 100 });
+  await cache.start();
+});
+afterEach(async () => {
+  cache.stop();
+  await store.close();
+});
+
+/** The first `n` items of a watch, as `TYPE name@revision` (BOOKMARK@revision). */
+async function take(w: AsyncIterable<WatchCacheItem<Pod>> & { close(): void }, n: number): Promise<string[]> {
+  const out: string[] = [];
+  for await (const item of w) {
+    out.push(item.type === 'BOOKMARK' ? `BOOKMARK@${item.revision}` : `${item.type} ${item.object.name}:${item.object.phase}@${item.revision}`);
+    if (out.length === n) break;
+  }
+  w.close();
+  return out;
+}
+
+test('the cache lists what the store holds, at the store revision', async () => {
+  const { items, revision } = cache.list();
+  expect(items.map((o) => o.object.name)).toEqual(['a', 'b']);
+  expect(revision).toBe((await store.count('/pods/')).revision);
+});
+
+test('a watch without a resourceVersion starts with ADDED for every object, then the changes', async () => {
+  const [a, b] = cache.list().items.map((o) => o.revision);
+  const w = cache.watch();
+  const r1 = await put('a', 'Running');
+  const r2 = await put('c', 'Pending');
+  const r3 = (await store.delete('/pods/b')).revision;
+  expect(await take(w, 5)).toEqual([
+    `ADDED a:Pending@${a}`,
+    `ADDED b:Running@${b}`,
+    `MODIFIED a:Running@${r1}`,
+    `ADDED c:Pending@${r2}`,
+    `DELETED b:Running@${r3}`,
+  ]);
+});
+
+test('a watch from a resourceVersion in the window replays what followed; an older one is too old', async () => {
+  const base = cache.revision;
+  const revs: number[] = [];
+  for (let i = 0; i < 7; i++) revs.push(await put('a', `v${i}`));
+  await cache.waitUntilFresh(revs[6]);
+  // Capacity 5: the window holds the last five changes, so a watch may resume after revs[1] but not revs[0].
+  expect(await take(cache.watch({ afterRevision: revs[1] }), 5)).toEqual([2, 3, 4, 5, 6].map((i) => `MODIFIED a:v${i}@${revs[i]}`));
+  const old = cache.watch({ afterRevision: base });
+  await expect(take(old, 1)).rejects.toThrow(new TooOldResourceVersionError(base, revs[1]));
+  await expect(take(cache.watch({ afterRevision: base }), 1)).rejects.toThrow(`too old resource version: ${base} (${revs[1]})`);
+});
+
+test('with a filter, an object entering the selection is ADDED and one leaving it is DELETED', async () => {
+  const w = cache.watch({ afterRevision: cache.revision, filter: (p) => p.phase === 'Running' });
+  const enter = await put('a', 'Running');
+  await put('c', 'Pending'); // never matches: not seen
+  const leave = await put('b', 'Succeeded');
+  const change = await put('a', 'Running');
+  expect(await take(w, 3)).toEqual([`ADDED a:Running@${enter}`, `DELETED b:Running@${leave}`, `MODIFIED a:Running@${change}`]);
+});
+
+test('waiting for a revision: resolves once the cache has it, fails as too large when it never comes', async () => {
+  const target = cache.revision + 1;
+  const waiting = cache.waitUntilFresh(target);
+  await put('z', 'Pending');
+  await expect(waiting).resolves.toBeUndefined();
+  await expect(cache.waitUntilFresh(cache.revision + 100, 200)).rejects.toThrow(TooLargeResourceVersionError);
+  await expect(cache.waitUntilFresh(cache.revision + 100, 200)).rejects.toThrow(/^Too large resource version: \d+, current: \d+$/);
+});
+
+test('bookmarks carry the cache revision to an idle watcher', async () => {
+  const w = cache.watch({ afterRevision: cache.revision, bookmarkIntervalMs: 100 });
+  const r = await put('a', 'Running');
+  const items = await take(w, 2);
+  expect(items[0]).toBe(`MODIFIED a:Running@${r}`);
+  expect(items[1]).toBe(`BOOKMARK@${r}`);
+});
+
+test('a watcher whose consumer stops reading is dropped; the others go on', async () => {
+  const slow = cache.watch({ afterRevision: cache.revision, maxBuffered: 3 });
+  const other = cache.watch({ afterRevision: cache.revision });
+  let last = 0;
+  for (let i = 0; i < 10; i++) last = await put('a', `v${i}`);
+  await cache.waitUntilFresh(last);
+  await expect(take(slow, 10)).rejects.toBeInstanceOf(CacheWatcherOverflowError);
+  expect((await take(other, 10)).pop()).toBe(`MODIFIED a:v9@${last}`);
+});
+
+test('when the store watch is compacted away, the cache relists and ends its watchers so they watch again', async () => {
+  // A store whose first watch breaks as compacted after one event, as when compaction overtakes a slow cache.
+  const real = new SqliteStore(join(dir, `${Math.random()}.db`));
+  let watches = 0;
+  const breaking: Store = Object.assign(Object.create(real) as Store, {
+    watch(prefix: string, opts?: WatchOptions): StoreWatch {
+      const inner = real.watch(prefix, opts);
+      if (watches++ > 0) return inner;
+      const iterate = async function* () {
+        for await (const b of inner) {
+          yield b;
+          throw new CompactedError(b.revision, b.revision + 1);
+        }
+      };
+      return Object.assign(iterate(), { ready: inner.ready, requestProgress: () => inner.requestProgress(), close: () => inner.close() });
+    },
+  });
+  const lines: string[] = [];
+  const c = new WatchCache<Pod>(breaking, '/pods/', { decode, log: (l) => lines.push(l) });
+  try {
+    await c.start();
+    const w = c.watch({ afterRevision: c.revision });
+    await real.put('/pods/x', JSON.stringify({ name: 'x', phase: 'Pending' }));
+    await expect(take(w, 5)).rejects.toBeInstanceOf(TooOldResourceVersionError);
+    await c.start();
+    const r = (await real.put('/pods/y', JSON.stringify({ name: 'y', phase: 'Pending' }))).revision;
+    await c.waitUntilFresh(r);
+    expect(c.list().items.map((o) => o.object.name)).toEqual(['x', 'y']);
+    expect(lines).toEqual(['watch cache /pods/: store history compacted past the cache; relisting']);
+  } finally {
+    c.stop();
+    await real.close();
+  }
+});

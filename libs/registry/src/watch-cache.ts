@@ -1,0 +1,297 @@
+// The watch cache of one resource, as kube-apiserver's cacher: a single list and a single store watch feed an
+// in-memory copy of every object plus a window of recent events, and every list and watch of the resource is
+// served from there. Each event is decoded once and handed to all watchers (no copy per watcher); a watcher is a
+// bounded queue, dropped when its consumer stops reading. When the store watch breaks for good (compaction
+// overtook it, it fell behind), the cache relists and ends its watchers so their clients watch again, as
+// upstream's reflector does.
+import { BoundedQueue, CompactedError, type KeyValue, type Store, type StoreEvent, type StoreWatch } from '@cl/store';
+
+export interface CachedObject<T> {
+  key: string;
+  object: T;
+  /** The store revision that wrote this state (its resourceVersion). */
+  revision: number;
+}
+
+export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface CacheEvent<T> {
+  type: CacheEventType;
+  key: string;
+  /** The new state; for DELETED, the last state before the deletion. */
+  object: T;
+  /** The event's revision (for DELETED, the deletion's: the object's resourceVersion in the event). */
+  revision: number;
+}
+
+/** A watch on the cache: iterate it; close() ends it. */
+export type CacheWatch<T> = AsyncIterable<WatchCacheItem<T>> & { close(): void };
+
+export type WatchCacheItem<T> = CacheEvent<T> | { type: 'BOOKMARK'; revision: number };
+
+/** A change as the cache keeps it: decoded once, with the previous state for selector transitions. */
+interface Change<T> {
+  type: 'PUT' | 'DELETE';
+  key: string;
+  object: T;
+  prevObject: T | null;
+  revision: number;
+}
+
+export interface WatchCacheOptions<T> {
+  decode: (kv: KeyValue) => T;
+  /** Recent changes kept for watches that resume from a past resourceVersion (upstream keeps 100 and more). */
+  capacity?: number;
+  /** How often an idle store watch reports progress, so the cache's revision (and bookmarks) keep up. */
+  progressIntervalMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface CacheWatchOptions<T> {
+  /** Deliver changes after this revision; absent: ADDED for every current object first (resourceVersion unset or 0). */
+  afterRevision?: number;
+  /** Only objects for which this holds; a change across the boundary becomes ADDED or DELETED, as upstream. */
+  filter?: (object: T) => boolean;
+  /** Send a BOOKMARK with the cache's revision this often (allowWatchBookmarks). */
+  bookmarkIntervalMs?: number;
+  /** Items waiting for a consumer that does not read; past this the watch ends with an error. */
+  maxBuffered?: number;
+}
+
+/** A watch from a revision older than the cache's window: upstream's 410 `too old resource version: N (M)`. */
+export class TooOldResourceVersionError extends Error {
+  constructor(
+    readonly requested: number,
+    readonly oldest: number,
+  ) {
+    super(`too old resource version: ${requested} (${oldest})`);
+    this.name = 'TooOldResourceVersionError';
+  }
+}
+
+/** The cache did not reach a requested revision in time: upstream's 504 `Too large resource version`. */
+export class TooLargeResourceVersionError extends Error {
+  constructor(
+    readonly requested: number,
+    readonly current: number,
+  ) {
+    super(`Too large resource version: ${requested}, current: ${current}`);
+    this.name = 'TooLargeResourceVersionError';
+  }
+}
+
+export class CacheWatcherOverflowError extends Error {
+  constructor(limit: number) {
+    super(`watch consumer fell behind: more than ${limit} events buffered`);
+    this.name = 'CacheWatcherOverflowError';
+  }
+}
+
+export const DEFAULT_CAPACITY = 1000;
+const DEFAULT_MAX_BUFFERED = 1000;
+
+interface Watcher<T> {
+  queue: BoundedQueue<WatchCacheItem<T>>;
+  filter?: (object: T) => boolean;
+  timer: NodeJS.Timeout | null;
+}
+
+export class WatchCache<T> {
+  private readonly objects = new Map<string, CachedObject<T>>();
+  private readonly window: Change<T>[] = [];
+  private readonly watchers = new Set<Watcher<T>>();
+  private readonly freshWaiters: Array<{ revision: number; resolve: () => void }> = [];
+  private storeWatch: StoreWatch | null = null;
+  private current = 0;
+  /** The oldest revision a watch may resume after: events after it are all in the window. */
+  private horizon = 0;
+  private stopped = false;
+  private readonly capacity: number;
+  private readyPromise: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly prefix: string,
+    private readonly opts: WatchCacheOptions<T>,
+  ) {
+    this.capacity = opts.capacity ?? DEFAULT_CAPACITY;
+  }
+
+  /** Lists the resource and starts following it; resolves once the cache holds a consistent state. */
+  start(): Promise<void> {
+    this.readyPromise ??= this.sync();
+    return this.readyPromise;
+  }
+
+  get revision(): number {
+    return this.current;
+  }
+
+  /** Every object now, in key order, and the revision they were read at. */
+  list(): { items: CachedObject<T>[]; revision: number } {
+    const items = [...this.objects.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return { items, revision: this.current };
+  }
+
+  get(key: string): CachedObject<T> | undefined {
+    return this.objects.get(key);
+  }
+
+  /** Resolves once the cache has seen `revision` (NotOlderThan reads); fails as too large after `timeoutMs`. */
+  waitUntilFresh(revision: number, timeoutMs = 3000): Promise<void> {
+    if (revision <= this.current) return Promise.resolve();
+    // Ask the store where it is, so an idle resource's cache catches up without waiting for a write.
+    this.storeWatch?.requestProgress();
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        revision,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.freshWaiters.splice(this.freshWaiters.indexOf(waiter), 1);
+        reject(new TooLargeResourceVersionError(revision, this.current));
+      }, timeoutMs);
+      this.freshWaiters.push(waiter);
+    });
+  }
+
+  watch(opts: CacheWatchOptions<T> = {}): CacheWatch<T> {
+    const limit = opts.maxBuffered ?? DEFAULT_MAX_BUFFERED;
+    const watcher: Watcher<T> = {
+      filter: opts.filter,
+      timer: null,
+      queue: new BoundedQueue<WatchCacheItem<T>>(
+        limit,
+        () => new CacheWatcherOverflowError(limit),
+        () => {
+          this.watchers.delete(watcher);
+          if (watcher.timer) clearInterval(watcher.timer);
+        },
+      ),
+    };
+    const q = watcher.queue;
+    if (opts.afterRevision === undefined || opts.afterRevision === 0) {
+      for (const o of this.list().items) {
+        // Weight 0: the initial state and the replayed window reference objects the cache holds anyway; the
+        // limit is on live events a consumer leaves unread.
+        if (!opts.filter || opts.filter(o.object)) q.push({ type: 'ADDED', key: o.key, object: o.object, revision: o.revision }, 0);
+      }
+    } else {
+      const after = opts.afterRevision;
+      if (after < this.horizon) {
+        q.fail(new TooOldResourceVersionError(after, this.horizon));
+        return q;
+      }
+      for (const c of this.window) if (c.revision > after) this.deliver(watcher, c, 0);
+    }
+    if (opts.bookmarkIntervalMs && opts.bookmarkIntervalMs > 0) {
+      watcher.timer = setInterval(() => q.push({ type: 'BOOKMARK', revision: this.current }, 0), opts.bookmarkIntervalMs);
+      watcher.timer.unref();
+    }
+    this.watchers.add(watcher);
+    return q;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.storeWatch?.close();
+    for (const w of [...this.watchers]) w.queue.close();
+  }
+
+  private async sync(): Promise<void> {
+    // The first list is paged at one revision, so a large resource is never read in one response.
+    this.objects.clear();
+    this.window.length = 0;
+    let page = await this.store.range(this.prefix, { limit: 500 });
+    const revision = page.revision;
+    for (;;) {
+      for (const kv of page.kvs) this.objects.set(kv.key, { key: kv.key, object: this.opts.decode(kv), revision: kv.modRevision });
+      if (!page.more) break;
+      page = await this.store.range(this.prefix, { revision, limit: 500, startKey: page.kvs[page.kvs.length - 1].key + '\0' });
+    }
+    this.current = revision;
+    this.horizon = revision;
+    this.advanced();
+    const watch = this.store.watch(this.prefix, { afterRevision: revision, progressIntervalMs: this.opts.progressIntervalMs ?? 1000 });
+    this.storeWatch = watch;
+    void this.follow(watch);
+  }
+
+  private async follow(watch: StoreWatch) {
+    try {
+      for await (const batch of watch) {
+        for (const e of batch.events) this.apply(e);
+        if (batch.revision > this.current) this.current = batch.revision;
+        this.advanced();
+      }
+    } catch (e) {
+      if (this.stopped) return;
+      this.opts.log?.(`watch cache ${this.prefix}: ${e instanceof CompactedError ? 'store history compacted past the cache' : (e as Error).message}; relisting`);
+      // Watchers cannot be carried across a relist (events in between are unknown): end them so clients rewatch.
+      for (const w of [...this.watchers]) w.queue.fail(new TooOldResourceVersionError(this.current, this.current));
+      this.readyPromise = this.relist();
+      return;
+    }
+  }
+
+  private async relist(): Promise<void> {
+    for (let attempt = 0; !this.stopped; attempt++) {
+      try {
+        await this.sync();
+        return;
+      } catch (e) {
+        this.opts.log?.(`watch cache ${this.prefix}: relist failed: ${(e as Error).message}`);
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5000)));
+      }
+    }
+  }
+
+  private apply(e: StoreEvent) {
+    const prev = this.objects.get(e.kv.key);
+    let change: Change<T>;
+    if (e.type === 'PUT') {
+      const object = this.opts.decode(e.kv);
+      change = { type: 'PUT', key: e.kv.key, object, prevObject: prev?.object ?? null, revision: e.kv.modRevision };
+      this.objects.set(e.kv.key, { key: e.kv.key, object, revision: e.kv.modRevision });
+    } else {
+      const last = prev?.object ?? (e.prevKv ? this.opts.decode(e.prevKv) : null);
+      if (last === null) return; // nothing known to delete
+      change = { type: 'DELETE', key: e.kv.key, object: last, prevObject: last, revision: e.kv.modRevision };
+      this.objects.delete(e.kv.key);
+    }
+    this.window.push(change);
+    if (this.window.length > this.capacity) this.horizon = this.window.shift()!.revision;
+    this.current = change.revision;
+    for (const w of this.watchers) this.deliver(w, change);
+  }
+
+  /** One change as one watcher sees it through its filter (upstream's cacheWatcher conversion). */
+  private deliver(w: Watcher<T>, c: Change<T>, weight = 1) {
+    const item = toItem(c, w.filter);
+    if (item) w.queue.push(item, weight);
+  }
+
+  private advanced() {
+    if (this.freshWaiters.length === 0) return;
+    for (const waiter of this.freshWaiters.filter((x) => x.revision <= this.current)) {
+      this.freshWaiters.splice(this.freshWaiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  }
+}
+
+function toItem<T>(c: Change<T>, filter?: (object: T) => boolean): CacheEvent<T> | null {
+  if (c.type === 'DELETE') {
+    return !filter || filter(c.object) ? { type: 'DELETED', key: c.key, object: c.object, revision: c.revision } : null;
+  }
+  const now = !filter || filter(c.object);
+  const before = c.prevObject !== null && (!filter || filter(c.prevObject));
+  if (now && before) return { type: 'MODIFIED', key: c.key, object: c.object, revision: c.revision };
+  if (now) return { type: 'ADDED', key: c.key, object: c.object, revision: c.revision };
+  // Left the selection: a DELETED with the last state that matched.
+  if (before) return { type: 'DELETED', key: c.key, object: c.prevObject!, revision: c.revision };
+  return null;
+}
