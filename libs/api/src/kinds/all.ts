@@ -1,0 +1,7 @@
+// Every kind this server serves, in discovery order.
+import type { KindDefinition } from '../kind';
+import { lease } from './coordination-v1';
+import { configMap, event, namespace, secret, serviceAccount } from './core-v1';
+import { clusterRole, clusterRoleBinding, role, roleBinding } from './rbac-v1';
+
+export const ALL_KINDS: KindDefinition[] = [namespace, configMap, secret, serviceAccount, event, lease, role, clusterRole, roleBinding, clusterRoleBinding];

@@ -1,0 +1,130 @@
+// OpenAPI v3 documents generated from the kinds' schemas, in the shape kubectl reads: one document per group
+// version (`/openapi/v3/api/v1`), schemas under components with `x-kubernetes-group-version-kind`, and per path
+// operations tagged with `x-kubernetes-action` whose parameters include `fieldValidation` (so kubectl leaves
+// field validation to the server) and whose patch body lists the strategic merge patch type (so client-side
+// apply computes its patches from these schemas).
+import type { TSchema } from '@sinclair/typebox';
+import { apiVersionOf, definitionName, type KindDefinition } from './kind';
+
+type Json = Record<string, unknown>;
+
+/** A TypeBox schema as plain OpenAPI: TypeBox's own markers and cl's annotations go, required fields are listed. */
+export function toOpenApi(schema: TSchema): Json {
+  if (schema.anyOf) {
+    const alts = schema.anyOf as TSchema[];
+    const nonNull = alts.filter((a) => a.type !== 'null');
+    // Nullable time fields are plain date-time strings upstream.
+    if (nonNull.length === 1) return { ...toOpenApi(nonNull[0]), ...common(schema) };
+    return { ...common(schema), anyOf: nonNull.map(toOpenApi) };
+  }
+  const out: Json = { ...common(schema) };
+  if (schema.type) out.type = schema.type;
+  if (schema.format) out.format = schema.format;
+  if (schema.default !== undefined) out.default = schema.default;
+  if (schema.type === 'array') out.items = toOpenApi(schema.items as TSchema);
+  if (schema.type === 'object' && schema.patternProperties) {
+    out.additionalProperties = toOpenApi(Object.values(schema.patternProperties as Record<string, TSchema>)[0]);
+  } else if (schema.type === 'object') {
+    const props = (schema.properties ?? {}) as Record<string, TSchema>;
+    out.properties = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, toOpenApi(v)]));
+    const required = Object.entries(props).filter(([, v]) => v['x-cl-required']).map(([k]) => k);
+    if (required.length) out.required = required;
+  }
+  return out;
+}
+
+function common(schema: TSchema): Json {
+  const out: Json = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'description' || (k.startsWith('x-kubernetes-') && v !== undefined)) out[k] = v;
+  }
+  return out;
+}
+
+const gvk = (def: KindDefinition) => [{ group: def.group, version: def.version, kind: def.kind }];
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schemaRef: Json) => ({ 'application/json': { schema: schemaRef } });
+const query = (name: string, description: string, type = 'string') => ({ name, in: 'query', description, schema: { type }, uniqueItems: true });
+
+const WRITE_PARAMS = [
+  query('dryRun', 'When present (All), the request is validated and not persisted.'),
+  query('fieldManager', 'Name of the actor making the change.'),
+  query('fieldValidation', 'Ignore, Warn (default) or Strict: what to do with unknown or duplicate fields in the body.'),
+];
+const LIST_PARAMS = [
+  query('labelSelector', 'Only objects whose labels match.'),
+  query('fieldSelector', 'Only objects whose fields match.'),
+  query('limit', 'At most this many items; continue with the returned token.', 'integer'),
+  query('continue', 'The token of the previous page.'),
+  query('resourceVersion', 'Which revision the list may be served from.'),
+  query('resourceVersionMatch', 'NotOlderThan or Exact.'),
+  query('watch', 'Stream changes instead of listing.', 'boolean'),
+  query('allowWatchBookmarks', 'Ask for BOOKMARK events.', 'boolean'),
+  query('timeoutSeconds', 'End a list or watch after this long.', 'integer'),
+];
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+
+function paths(def: KindDefinition): Json {
+  const base = def.group ? `/apis/${def.group}/${def.version}` : `/api/${def.version}`;
+  const collection = def.namespaced ? `${base}/namespaces/{namespace}/${def.plural}` : `${base}/${def.plural}`;
+  const name = definitionName(def);
+  const op = (action: string, extra: Json) => ({ 'x-kubernetes-action': action, 'x-kubernetes-group-version-kind': gvk(def)[0], ...extra });
+  const scopeParams = def.namespaced ? [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string' } }] : [];
+  const itemParams = [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }, ...scopeParams];
+  const ok = (schemaName: string) => ({ responses: { '200': { description: 'OK', content: json(ref(schemaName)) } } });
+  return {
+    [collection]: {
+      parameters: scopeParams,
+      get: op('list', { description: `list or watch ${def.plural}`, parameters: LIST_PARAMS, ...ok(`${name}List`) }),
+      post: op('post', { description: `create a ${def.kind}`, parameters: WRITE_PARAMS, requestBody: { content: json(ref(name)), required: true }, ...ok(name) }),
+      delete: op('deletecollection', { description: `delete a collection of ${def.plural}`, parameters: LIST_PARAMS, ...ok('io.k8s.apimachinery.pkg.apis.meta.v1.Status') }),
+    },
+    [`${collection}/{name}`]: {
+      parameters: itemParams,
+      get: op('get', { description: `read the specified ${def.kind}`, ...ok(name) }),
+      put: op('put', { description: `replace the specified ${def.kind}`, parameters: WRITE_PARAMS, requestBody: { content: json(ref(name)), required: true }, ...ok(name) }),
+      patch: op('patch', {
+        description: `partially update the specified ${def.kind}`,
+        parameters: [...WRITE_PARAMS, query('force', 'Take over conflicting fields in an apply patch.', 'boolean')],
+        requestBody: { content: Object.fromEntries(PATCH_TYPES.map((t) => [t, { schema: { type: 'object' } }])), required: true },
+        ...ok(name),
+      }),
+      delete: op('delete', { description: `delete a ${def.kind}`, ...ok('io.k8s.apimachinery.pkg.apis.meta.v1.Status') }),
+    },
+  };
+}
+
+/** The OpenAPI v3 document of one group version, e.g. ('', 'v1') for /openapi/v3/api/v1. */
+export function openApiV3(kinds: KindDefinition[], group: string, version: string): Json {
+  const served = kinds.filter((k) => k.group === group && k.version === version);
+  const schemas: Json = {};
+  let allPaths: Json = {};
+  for (const def of served) {
+    const name = definitionName(def);
+    schemas[name] = { ...toOpenApi(def.schema), description: def.description, 'x-kubernetes-group-version-kind': gvk(def) };
+    schemas[`${name}List`] = {
+      description: `A list of ${def.kind} objects.`,
+      type: 'object',
+      required: ['items'],
+      properties: {
+        apiVersion: { type: 'string' },
+        kind: { type: 'string' },
+        metadata: { type: 'object' },
+        items: { type: 'array', items: ref(name) },
+      },
+      'x-kubernetes-group-version-kind': [{ group, version, kind: def.listKind }],
+    };
+    allPaths = { ...allPaths, ...paths(def) };
+  }
+  schemas['io.k8s.apimachinery.pkg.apis.meta.v1.Status'] = {
+    description: 'The result of an operation that returns no object.',
+    type: 'object',
+    properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, status: { type: 'string' }, message: { type: 'string' }, reason: { type: 'string' }, code: { type: 'integer', format: 'int32' }, details: { type: 'object' } },
+  };
+  return {
+    openapi: '3.0.0',
+    info: { title: 'cl', version: served[0] ? apiVersionOf(served[0]) : `${group}/${version}` },
+    paths: allPaths,
+    components: { schemas },
+  };
+}
