@@ -1,50 +1,67 @@
-// klog's text format (`I1122 10:11:12.123456   12345 clet.go:1] "msg" key="value"`), which is what
-// operators and tests grep for in a node agent's stderr.
-import { goQuote } from '@cl/flags';
+// The node agent's logging: @cl/logging configured from the `logging` section of the config (format, -v,
+// --vmodule, split streams, info buffering, flush frequency), and the small entry type its components hand to
+// a log function, so a line is structured (message, key-values, level) until the configured format writes it.
+import { Logger, formatValue, type KeyValues, type LoggingOptions, type LogSink } from '@cl/logging';
+import type { CletConfiguration } from './config/types';
 
-export type Severity = 'I' | 'W' | 'E';
+export { Logger };
 
-export interface Logger {
-  info(msg: string, kv?: Record<string, unknown>): void;
-  warn(msg: string, kv?: Record<string, unknown>): void;
-  error(msg: string, kv?: Record<string, unknown>): void;
-  /** A preformatted line (`"msg" k=v`) at a severity; other components log through this. */
-  line(sev: Severity, text: string): void;
-  /** Lines at or below this verbosity are written (`-v`). */
-  verbosity: number;
+export interface LogEntry {
+  msg: string;
+  kv?: KeyValues;
+  severity?: 'I' | 'W' | 'E';
+  /** Verbosity for info lines: written only at -v (or the component's --vmodule level) at least this. */
+  v?: number;
+  err?: unknown;
 }
 
-function header(sev: Severity, now: Date): string {
-  const p = (n: number, w = 2) => String(n).padStart(w, '0');
-  const us = p(now.getUTCMilliseconds(), 3) + '000';
-  return (
-    `${sev}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())} ${p(now.getUTCHours())}:${p(now.getUTCMinutes())}:` +
-    `${p(now.getUTCSeconds())}.${us} ${String(process.pid).padStart(7)} clet.go:1] `
-  );
+/** What components log through: a structured entry, or a plain message at info level. */
+export type LogFn = (entry: LogEntry | string) => void;
+
+export function logLine(msg: string, kv: KeyValues = {}, opts: Pick<LogEntry, 'severity' | 'v' | 'err'> = {}): LogEntry {
+  return { msg, kv, ...opts };
 }
 
-/** klog's value rendering: strings quoted Go-style, multi-line strings as `<` block `>`. */
-export function formatValue(v: unknown): string {
-  if (typeof v === 'string') {
-    if (v.includes('\n')) return `<\n${v.split('\n').map((l) => '\t' + l).join('\n')}\n >`;
-    return goQuote(v);
-  }
-  if (v instanceof Error) return formatValue(v.message);
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return goQuote(JSON.stringify(v) ?? String(v));
+/** An entry as one line of klog text without the header (`"msg" err="x" key="value"`), for tests and messages. */
+export function entryText(e: LogEntry | string): string {
+  if (typeof e === 'string') return e;
+  let out = JSON.stringify(e.msg);
+  if (e.err !== undefined) out += ` err=${formatValue(e.err)}`;
+  for (const [k, v] of Object.entries(e.kv ?? {})) if (v !== undefined) out += ` ${k}=${formatValue(v)}`;
+  return out;
 }
 
-export function createLogger(write: (s: string) => void = (s) => process.stderr.write(s)): Logger {
-  const emit = (sev: Severity, msg: string, kv?: Record<string, unknown>) => {
-    let text = goQuote(msg);
-    for (const [k, v] of Object.entries(kv ?? {})) text += ` ${k}=${formatValue(v)}`;
-    write(header(sev, new Date()) + text + '\n');
+/** A log function writing to one named logger (the name --vmodule patterns match). */
+export function logFn(logger: Logger): LogFn {
+  return (e) => {
+    if (typeof e === 'string') return logger.info(e);
+    if (e.severity === 'E') return logger.error(e.msg, e.kv, e.err);
+    const kv = e.err === undefined ? e.kv : { ...e.kv, err: e.err };
+    if (e.severity === 'W') return logger.warn(e.msg, kv);
+    logger.v(e.v ?? 0, e.msg, kv);
   };
+}
+
+/** Parses a byte size as the logging options take it (512, 1K, 2Ki, 3M, 5Mi). */
+export function parseByteSize(s: string): number {
+  const m = /^(\d+)(|k|K|M|G|Ki|Mi|Gi)$/.exec(s.trim());
+  if (!m) throw new Error(`invalid size ${JSON.stringify(s)}`);
+  const mult: Record<string, number> = { '': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
+  return Number(m[1]) * mult[m[2]];
+}
+
+/** The logger options a `logging` configuration section asks for. */
+export function loggingOptions(logging: CletConfiguration['logging'], streams: { stdout: LogSink; stderr: LogSink }, flushFrequencyMs: number): LoggingOptions {
+  const format = logging.format === 'json' ? 'json' : 'text';
+  const streamOpts = format === 'json' ? logging.options?.json : logging.options?.text;
   return {
-    verbosity: 0,
-    info: (m, kv) => emit('I', m, kv),
-    warn: (m, kv) => emit('W', m, kv),
-    error: (m, kv) => emit('E', m, kv),
-    line: (sev, text) => write(header(sev, new Date()) + text + '\n'),
+    name: 'clet',
+    format,
+    verbosity: logging.verbosity,
+    vmodule: logging.vmodule ?? [],
+    splitStream: streamOpts?.splitStream ?? false,
+    infoBufferSize: parseByteSize(String(streamOpts?.infoBufferSize ?? '0')),
+    flushFrequencyMs,
+    ...streams,
   };
 }

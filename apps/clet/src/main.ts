@@ -9,9 +9,22 @@ const shutdown = new Promise<void>((resolve) => {
 process.once('SIGTERM', () => requestShutdown());
 process.once('SIGINT', () => requestShutdown());
 
+/**
+ * A writer that remembers the stream's failure (a closed pipe, a full disk) and throws it on the next write:
+ * the logger then keeps running without the line, and its flush, which the `log` health check runs, fails.
+ */
+function writer(stream: NodeJS.WriteStream): (s: string) => void {
+  let failed: Error | null = null;
+  stream.on('error', (e) => (failed = e));
+  return (s) => {
+    if (failed) throw failed;
+    stream.write(s);
+  };
+}
+
 run(process.argv.slice(2), {
-  stdout: (s) => process.stdout.write(s),
-  stderr: (s) => process.stderr.write(s),
+  stdout: writer(process.stdout),
+  stderr: writer(process.stderr),
   env: process.env,
   shutdown,
   requestShutdown: () => requestShutdown(),

@@ -1,6 +1,6 @@
 // The command line: the flag set built from the flag table, and applying explicitly given flags on top
 // of a configuration (the last step of precedence: defaults <- file <- drop-ins <- flags).
-import { FlagSet, formatDuration, parseDuration, type ParseResult } from '@cl/flags';
+import { FlagSet, formatDuration, goQuote, parseDuration, type ParseResult } from '@cl/flags';
 import { flagDefaults } from './config/defaults';
 import { getPath, setPath } from './config/path';
 import type { CletConfiguration, CletFlags } from './config/types';
@@ -55,6 +55,19 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     help: parsed.values.help === true,
     version: String(parsed.values.version),
   };
+}
+
+/** Every flag and its value, as upstream prints them at -v=1 on start (`FLAG: --address="0.0.0.0"`), by name. */
+export function flagLines(cmd: CommandLine): string[] {
+  return buildFlagSet()
+    .definitions()
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .map((def) => {
+      const value = cmd.parsed.values[def.name];
+      // Flags whose default lives in the config file (vmodule) hold no value of their type until given.
+      const text = value === undefined || value === null || (def.type.name.endsWith('Slice') || def.name === 'vmodule') && !Array.isArray(value) ? '' : def.type.format(value);
+      return `FLAG: --${def.name}=${goQuote(text)}`;
+    });
 }
 
 /** The explicitly given [C] flags' values on top of `config` (feature gates merge per gate). */

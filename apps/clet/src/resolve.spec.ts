@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolve, type Outcome } from './resolve';
 import type { CletConfiguration } from './config/types';
+import type { LogEntry } from './log';
 
 const env = { log: () => undefined, cgroupV1: false };
 const base = ['--fail-swap-on=false'];
@@ -218,7 +219,8 @@ describe('config file, drop-ins and precedence', () => {
   test('the own kind is decoded strictly; upstream files leniently with a warning', () => {
     const lines: string[] = [];
     const lenient = file('lenient.yaml', `${upstream}failSwapOn: false\nfooBar: 1\n`);
-    expect(configOf(resolve([`--config=${lenient}`, '--authorization-mode=AlwaysAllow'], { ...env, log: (l) => lines.push(l) })).failSwapOn).toBe(false);
+    const log = (l: LogEntry | string) => void lines.push(typeof l === 'string' ? l : `${l.severity} ${l.msg}`);
+    expect(configOf(resolve([`--config=${lenient}`, '--authorization-mode=AlwaysAllow'], { ...env, log })).failSwapOn).toBe(false);
     expect(lines.join('\n')).toContain('Using lenient decoding as strict decoding failed');
     const strict = file('strict.yaml', `${own}failSwapOn: false\nfooBar: 1\nmaxPods: 1\nmaxPods: 2\n`);
     expect(errorsOf(resolve([`--config=${strict}`], env))).toEqual([

@@ -4,11 +4,12 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { formatDuration, goQuote, parseDuration } from '@cl/flags';
+import { formatDuration, parseDuration } from '@cl/flags';
 import { HealthChecks, healthSliMetrics, logCheck, pingCheck } from '@cl/healthz';
 import { helpText } from './help';
-import { createLogger, type Logger } from './log';
+import { Logger, logFn, loggingOptions } from './log';
 import { createPodManager, type PodManager } from './pods';
+import { flagLines } from './options';
 import { resolve, type Resolved } from './resolve';
 import { buildAuth } from './server/auth';
 import { loadClconfig, type ApiServerConnection } from './server/clconfig';
@@ -37,15 +38,17 @@ export interface Running {
 }
 
 function commandFailed(log: Logger, err: string): void {
-  log.line('E', `"command failed" err=${err.includes('\n') ? `<\n${err.split('\n').map((l) => '\t' + l).join('\n')}\n >` : goQuote(err)}`);
+  log.error('command failed', undefined, err);
 }
 
 /** Runs the agent; resolves with the exit code. */
 export async function run(argv: readonly string[], io: RunIO): Promise<number> {
-  const log = createLogger(io.stderr);
+  const streams = { stdout: { write: io.stdout }, stderr: { write: io.stderr } };
+  // Until the configuration is read, lines go out in the default text format.
+  let log = Logger.create({ name: 'clet', ...streams });
   const cgroupV1 = isCgroupV1();
   const outcome = resolve(argv, {
-    log: (l) => log.line(l[0] === 'W' ? 'W' : 'I', l.slice(2)),
+    log: logFn(log),
     cgroupV1,
     dropInDirEnv: io.env.CLET_CONFIG_DROPIN_DIR_ALPHA,
   });
@@ -65,7 +68,8 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
     return 1;
   }
   const r = outcome.resolved;
-  log.verbosity = r.config.logging.verbosity;
+  log = Logger.create(loggingOptions(r.config.logging, streams, parseDuration(r.config.logging.flushFrequency)));
+  if (log.enabled(1)) for (const line of flagLines(r.cmd)) log.v(1, line);
   let version = DEFAULT_VERSION;
   if (r.cmd.version !== 'false') version = checkVersionFlag(r.cmd.version);
   if (cgroupV1) log.warn('cgroup v1 support is in maintenance mode, please migrate to cgroup v2');
@@ -84,12 +88,13 @@ export async function run(argv: readonly string[], io: RunIO): Promise<number> {
   await io.shutdown;
   log.info('Shutting down the clet');
   await stopAll();
+  log.stop();
   return 0;
 }
 
 async function start(r: Resolved, log: Logger, version: string, stops: Array<() => Promise<void> | void>, io: RunIO): Promise<void> {
   const { config, flags } = r;
-  const logLine = (l: string) => log.line('I', l);
+  const logLine = logFn(log);
 
   let lock: HeldLock | undefined;
   if (flags.lockFile !== '') {
@@ -137,7 +142,7 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
   const podManager: PodManager = createPodManager({
     config,
     nodeName,
-    log: logLine,
+    log: logFn(log.named('pods')),
     rootDir: flags.rootDir,
     podInfraContainerImage: flags.podInfraContainerImage,
     minimumContainerTTLDuration: flags.minimumContainerTTLDuration,
@@ -166,7 +171,8 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
   new Gauge({ name: 'clet_node_name', help: 'The node\'s name. The count is always 1.', labelNames: ['node'], registers: [metrics] }).set({ node: nodeName }, 1);
   const sliMetrics = new Registry();
   const health = new HealthChecks({ log: logLine, metrics: healthSliMetrics(sliMetrics) });
-  const logHealth = logCheck(async () => undefined);
+  // As upstream's `log` check: fails once the log cannot be written (a flush fails or blocks).
+  const logHealth = logCheck(() => log.flush());
   stops.push(() => logHealth.stop());
   health.add(['healthz'], pingCheck());
   health.add(['healthz'], logHealth);

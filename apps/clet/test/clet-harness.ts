@@ -49,7 +49,11 @@ export function startClet(args: string[], env: NodeJS.ProcessEnv = {}): Promise<
     },
   };
   return new Promise((resolve) => {
-    child.stdout!.on('data', (d) => (out += d));
+    // With split streams (--log-*-split-stream) info lines, "Started clet" among them, go to stdout.
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('"Started clet"')) resolve(proc);
+    });
     child.stderr!.on('data', (d) => {
       err += d;
       if (err.includes('"Started clet"')) resolve(proc);
@@ -80,6 +84,7 @@ export interface RequestOptions {
   method?: string;
   maxVersion?: 'TLSv1.2' | 'TLSv1.3';
   ciphers?: string;
+  body?: string;
 }
 
 export function get(url: string, opts: RequestOptions = {}): Promise<Reply> {
@@ -108,7 +113,7 @@ export function get(url: string, opts: RequestOptions = {}): Promise<Reply> {
       },
     );
     req.on('error', reject);
-    req.end();
+    req.end(opts.body);
   });
 }
 

@@ -16,6 +16,7 @@ import { collectContainers, collectImages } from '../src/pods/gc';
 // tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { ensureTestImages, PrivateContainerd, startContainerd } from '../../../tools/containerd/harness';
+import { entryText } from '../src/log';
 
 jest.setTimeout(120_000);
 
@@ -57,7 +58,7 @@ function managerOptions(config: Partial<CletConfiguration> = {}, extra: Partial<
       clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local',
       ...config,
     } as CletConfiguration,
-    nodeName: 'node1', log: (l) => logs.push(l), rootDir: path.join(tmp, 'root'), nodeIP: '127.0.0.1',
+    nodeName: 'node1', log: (l) => logs.push(entryText(l)), rootDir: path.join(tmp, 'root'), nodeIP: '127.0.0.1',
     podInfraContainerImage: images.pause, containerLogsDir: path.join(tmp, 'manager-containers'),
     // GC runs only where a test asks for it, so the container GC table owns its containers and the
     // busybox image is not collected while no pod uses it.
@@ -145,7 +146,7 @@ test.each([
   const dangling = path.join(containersDir(), `old_default_x-${'f'.repeat(64)}.log`);
   fs.symlinkSync(path.join(tmp, 'nowhere.log'), dangling);
 
-  const removed = await collectContainers(cri, policy, (uid) => uid === live, (l) => logs.push(l), { podLogsDir: logRoot, containerLogsDir: containersDir() });
+  const removed = await collectContainers(cri, policy, (uid) => uid === live, (l) => logs.push(entryText(l)), { podLogsDir: logRoot, containerLogsDir: containersDir() });
 
   const left = new Set((await cri.listContainers()).map((c) => c.id));
   // The newest instances are the ones kept.
@@ -216,7 +217,7 @@ test.each([
   ['GC disabled at a high threshold of 100', { highThresholdPercent: 100, lowThresholdPercent: 80, minAgeMs: 0 }],
   ['an image younger than --minimum-image-ttl-duration', { highThresholdPercent: 1, lowThresholdPercent: 0, minAgeMs: 3_600_000 }],
 ])('image GC keeps an unused image: %s', async (_name, policy) => {
-  const removed = await collectImages(cri, { ...policy, pinnedImages: [images.pause] }, new Map(), (l) => logs.push(l));
+  const removed = await collectImages(cri, { ...policy, pinnedImages: [images.pause] }, new Map(), (l) => logs.push(entryText(l)));
   expect(removed).toEqual([]);
   expect(await cri.imageStatus({ image: images.unused })).not.toBeNull();
 });
@@ -228,7 +229,7 @@ test('image GC over the high threshold removes unused images; in-use and sandbox
   // the first one's image GC period is an hour.
   const gcLogs: string[] = [];
   const second = createPodManager(managerOptions({ containerLogMonitorInterval: '1h' }, {
-    imageGCPeriodMs: 200, relistPeriodMs: 3_600_000, housekeepingPeriodMs: 3_600_000, log: (l) => gcLogs.push(l),
+    imageGCPeriodMs: 200, relistPeriodMs: 3_600_000, housekeepingPeriodMs: 3_600_000, log: (l) => gcLogs.push(entryText(l)),
   }));
   await second.start();
   try {
@@ -474,7 +475,7 @@ test('--pod-manifest-path naming one YAML file runs that pod; removing the file 
     `    command: [sh, -c, '${sleepForever}']`, '',
   ].join('\n'));
   const own: string[] = [];
-  const m = createPodManager(managerOptions({ staticPodPath: file }, { log: (l) => own.push(l) }));
+  const m = createPodManager(managerOptions({ staticPodPath: file }, { log: (l) => own.push(entryText(l)) }));
   await m.start();
   try {
     const pod = await waitFor('single running', () => (m.pods() as Pod[]).find((p) => p.metadata.name === 'single-node1' && p.status?.phase === 'Running'));

@@ -12,6 +12,7 @@ import { createPodManager, PodManager, PodManagerOptions, Pod } from '../src/pod
 // tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { ensureTestImages, PrivateContainerd, startContainerd } from '../../../tools/containerd/harness';
+import { entryText } from '../src/log';
 
 jest.setTimeout(120_000);
 
@@ -40,7 +41,7 @@ function config(extra: Partial<CletConfiguration> = {}): CletConfiguration {
 
 function options(extra: Partial<PodManagerOptions> = {}): PodManagerOptions {
   return {
-    config: config(), nodeName: 'node1', log: (l) => logs.push(l), rootDir: path.join(tmp, 'root'), nodeIP: '127.0.0.1', containerGCPeriodMs: 1000,
+    config: config(), nodeName: 'node1', log: (l) => logs.push(entryText(l)), rootDir: path.join(tmp, 'root'), nodeIP: '127.0.0.1', containerGCPeriodMs: 1000,
     containerLogsDir: path.join(tmp, 'containers'), ...extra,
   };
 }

@@ -5,6 +5,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { applyFileDefaults } from './defaults';
 import { decodeWithSchema } from './schema';
+import { logLine, type LogFn } from '../log';
 import {
   CLET_CONFIG_GROUP_VERSION,
   CLET_CONFIG_KIND,
@@ -13,7 +14,7 @@ import {
   type CletConfiguration,
 } from './types';
 
-export type Log = (line: string) => void;
+export type Log = LogFn;
 
 /** Go's error text for a failed open/stat. */
 export function fsErrorText(op: string, path: string, e: unknown): string {
@@ -96,7 +97,7 @@ function decodeDocument(text: string, log: Log, dropIn: boolean): Decoded {
     // Our own kind is new, so it is decoded strictly everywhere; upstream files keep upstream's lenient
     // fallback (logged for --config, silent for drop-ins).
     if (strict) throw new Error(`failed to decode: ${text}`);
-    if (!dropIn) log(`W "Using lenient decoding as strict decoding failed" err=${JSON.stringify(text)}`);
+    if (!dropIn) log(logLine('Using lenient decoding as strict decoding failed', { err: text }, { severity: 'W' }));
   }
   return { doc: out.value, strict };
 }

@@ -3,6 +3,7 @@ import { parseDuration, type FeatureGate } from '@cl/flags';
 import { checkEvictionThresholds } from './eviction';
 import { isQualifiedName, isValidLabelValue } from './labels';
 import type { CletConfiguration } from './types';
+import { parseByteSize } from '../log';
 
 const P = 'invalid configuration: ';
 const ms = (d: string) => parseDuration(d);
@@ -202,6 +203,11 @@ export function validateLogging(kc: CletConfiguration, gates: FeatureGate): stri
       if (o.infoBufferSize !== '0' && o.infoBufferSize !== '') {
         errs.push(`logging.options.${fmt}.infoBufferSize: Forbidden: Feature LoggingAlphaOptions is disabled`);
       }
+    }
+    try {
+      parseByteSize(o.infoBufferSize || '0');
+    } catch {
+      errs.push(`logging.options.${fmt}.infoBufferSize: Invalid value: ${JSON.stringify(o.infoBufferSize)}: quantities must be a whole number of bytes (512, 1K, 2Ki, 3M, 5Mi)`);
     }
   }
   return errs;

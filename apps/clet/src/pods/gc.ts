@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { nanosToDate } from '@cl/cri';
 import type { Container as CriContainer, CriClient } from '@cl/cri';
-import { logLine } from './log';
+import { logLine, type LogFn } from './log';
 import { LABEL_CONTAINER_NAME, LABEL_POD_UID, containerIdOfLegacySymlink } from './runtime-spec';
 
 export interface ContainerGCPolicy {
@@ -60,7 +60,7 @@ export interface GCDirectories {
 }
 
 export async function collectContainers(cri: CriClient, policy: ContainerGCPolicy, isDesired: (uid: string) => boolean,
-  log: (l: string) => void, dirs: GCDirectories = {}): Promise<{ containers: string[]; sandboxes: string[]; logDirs: string[] }> {
+  log: LogFn, dirs: GCDirectories = {}): Promise<{ containers: string[]; sandboxes: string[]; logDirs: string[] }> {
   const { podLogsDir, containerLogsDir } = dirs;
   const removed = { containers: [] as string[], sandboxes: [] as string[], logDirs: [] as string[] };
   const now = Date.now();
@@ -149,7 +149,7 @@ export async function collectContainers(cri: CriClient, policy: ContainerGCPolic
  * Dangling legacy symlinks (their log file is gone) are removed unless their container still runs:
  * during a rotation the link dangles for a moment and must survive it.
  */
-async function removeDanglingSymlinks(cri: CriClient, dir: string, log: (l: string) => void): Promise<void> {
+async function removeDanglingSymlinks(cri: CriClient, dir: string, log: LogFn): Promise<void> {
   let names: string[] = [];
   try {
     names = fs.readdirSync(dir).filter((n) => n.endsWith('.log'));
@@ -181,7 +181,7 @@ export interface ImageGCPolicy { highThresholdPercent: number; lowThresholdPerce
  * below the low threshold. `firstSeen` persists between runs.
  */
 export async function collectImages(cri: CriClient, policy: ImageGCPolicy, firstSeen: Map<string, number>,
-  log: (l: string) => void, usage?: () => { capacity: number; available: number }): Promise<string[]> {
+  log: LogFn, usage?: () => { capacity: number; available: number }): Promise<string[]> {
   if (policy.highThresholdPercent >= 100) return [];
   const images = await cri.listImages();
   const now = Date.now();
@@ -277,7 +277,7 @@ async function rotateOne(cri: CriClient, id: string, logPath: string, maxFiles: 
  * manager, run every containerLogMonitorInterval). A missing live log is reopened first. Returns how
  * many logs were rotated.
  */
-export async function rotateContainerLogs(cri: CriClient, maxBytes: number, maxFiles: number, log: (l: string) => void): Promise<number> {
+export async function rotateContainerLogs(cri: CriClient, maxBytes: number, maxFiles: number, log: LogFn): Promise<number> {
   let count = 0;
   const running = (await cri.listContainers()).filter((c) => c.state === 'CONTAINER_RUNNING');
   for (const c of running) {

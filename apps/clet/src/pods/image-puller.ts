@@ -4,6 +4,7 @@ import type { CriClient, PodSandboxConfig } from '@cl/cri';
 import { formatDuration } from '@cl/flags';
 import type { Container, Pod } from './api-types';
 import { Backoff } from './backoff';
+import { logLine, type LogFn } from './log';
 
 /**
  * A failed image step: `reason` becomes the container's waiting reason; `retryAt` (ms since epoch, 0
@@ -63,7 +64,7 @@ export class ImagePuller {
   private readonly limiter: TokenBucket;
   private serial: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly cri: CriClient, private readonly opts: ImagePullerOptions, private readonly log: (l: string) => void) {
+  constructor(private readonly cri: CriClient, private readonly opts: ImagePullerOptions, private readonly log: LogFn) {
     this.limiter = new TokenBucket(opts.qps, opts.burst);
   }
 
@@ -96,7 +97,7 @@ export class ImagePuller {
     } catch (e) {
       this.backoff.next(key, Date.now());
       const msg = `Failed to pull image "${c.image}": ${(e as Error).message}`;
-      this.log(`"Failed to pull image" image=${JSON.stringify(c.image)} err=${JSON.stringify((e as Error).message)} backoff=${JSON.stringify(formatDuration(this.backoff.get(key)))}`);
+      this.log(logLine('Failed to pull image', { image: c.image, err: (e as Error).message, backoff: formatDuration(this.backoff.get(key)) }));
       throw new ImageError('ErrImagePull', msg, Date.now() + AFTER_PULL_ERROR_MS);
     }
   }

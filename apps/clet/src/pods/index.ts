@@ -1,5 +1,6 @@
 import type { CletConfiguration } from '../config/types';
 import { CriPodManager } from './pod-manager';
+import type { LogFn } from '../log';
 
 /**
  * What the node agent's CLI hands the pod runtime.
@@ -29,7 +30,7 @@ import { CriPodManager } from './pod-manager';
 export interface PodManagerOptions {
   config: CletConfiguration;
   nodeName: string;
-  log: (line: string) => void;
+  log: LogFn;
   rootDir?: string;
   podInfraContainerImage?: string;
   minimumContainerTTLDuration?: number;

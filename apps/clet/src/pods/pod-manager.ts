@@ -9,7 +9,7 @@ import type { Pod } from './api-types';
 import { CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from './decode';
 import { collectContainers, collectImages, rotateContainerLogs } from './gc';
 import { ImagePuller } from './image-puller';
-import { logLine } from './log';
+import { logLine, type LogFn } from './log';
 import { PodRuntime, PodRuntimeState, PodSyncState, newSyncState } from './pod-runtime';
 import { podStatus } from './pod-status';
 import { parseQuantity } from './quantity';
@@ -30,7 +30,7 @@ const ms = (d: string | undefined, dflt: number) => (d ? parseDuration(d) : dflt
 
 export class CriPodManager implements PodManager {
   private readonly config: CletConfiguration;
-  private readonly log: (l: string) => void;
+  private readonly log: LogFn;
   private cri: CriClient | undefined;
   private runtime: PodRuntime | undefined;
   private readonly sources: PodSource[] = [];
@@ -221,11 +221,14 @@ export class CriPodManager implements PodManager {
         return;
       }
       if (entry.rejected) return;
+      // As upstream's pod workers at -v=4: every sync, with the pod it is for.
+      this.log(logLine('SyncPod enter', { pod: podFullName(entry.pod), podUID: uid }, { v: 4 }));
       const st = await runtime.sync(entry.pod, entry.ss);
       this.updateStatus(entry, st);
+      this.log(logLine('SyncPod exit', { pod: podFullName(entry.pod), podUID: uid, phase: entry.status?.phase }, { v: 4 }));
       this.scheduleRetry(uid, entry.ss.retryAt);
     } catch (e) {
-      this.log(logLine('Error syncing pod, skipping', { pod: entry ? podFullName(entry.pod) : uid, podUID: uid, err: (e as Error).message }));
+      this.log(logLine('Error syncing pod, skipping', { pod: entry ? podFullName(entry.pod) : uid, podUID: uid }, { severity: 'E', err: e }));
       this.scheduleRetry(uid, Date.now() + 10_000);
     }
   }
@@ -255,11 +258,14 @@ export class CriPodManager implements PodManager {
     for (const [uid, entry] of this.entries) {
       if (entry.rejected) continue;
       const fp = fingerprint(sandboxes.filter((s) => s.labels[LABEL_POD_UID] === uid), containers.filter((c) => c.labels[LABEL_POD_UID] === uid));
-      if (this.fingerprints.get(uid) !== fp) this.requestSync(uid);
+      if (this.fingerprints.get(uid) === fp) continue;
+      this.log(logLine('Pod runtime state changed, syncing', { podUID: uid }, { v: 5 }));
+      this.requestSync(uid);
     }
   }
 
   private async housekeeping(): Promise<void> {
+    this.log(logLine('SyncLoop (housekeeping)', {}, { v: 4 }));
     if (!this.allSourcesReady()) return;
     const cri = this.cri!;
     const [sandboxes, containers] = await Promise.all([cri.listPodSandbox(), cri.listContainers()]);

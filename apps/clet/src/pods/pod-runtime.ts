@@ -9,7 +9,7 @@ import { formatDuration } from '@cl/flags';
 import type { Container, Pod } from './api-types';
 import { Backoff } from './backoff';
 import { ImageError, ImagePuller } from './image-puller';
-import { logLine } from './log';
+import { logLine, type LogFn } from './log';
 import {
   ANN_CONTAINER_HASH, ANN_RESTART_COUNT, LABEL_CONTAINER_NAME, LABEL_POD_UID, RuntimeSpecContext, containerConfig,
   containerHash, legacyLogSymlink, podLogDir, prepareVolumes, sandboxConfig,
@@ -85,7 +85,7 @@ export class PodRuntime {
   readonly backoff = new Backoff();
 
   constructor(private readonly cri: CriClient, private readonly images: ImagePuller, private readonly ctx: RuntimeSpecContext,
-    private readonly log: (l: string) => void) {}
+    private readonly log: LogFn) {}
 
   /** The pod's sandboxes and containers; `wantIP` false skips PodSandboxStatus (host-network pods use the node IP). */
   async state(uid: string, wantIP = true): Promise<PodRuntimeState> {

@@ -7,7 +7,7 @@ import * as https from 'node:https';
 import * as path from 'node:path';
 import type { Pod } from './api-types';
 import { decodeFilePod, decodeUrlPods, MAX_CONFIG_LENGTH } from './decode';
-import { logLine } from './log';
+import { logLine, type LogFn } from './log';
 
 export type PodSetHandler = (source: 'file' | 'http', pods: Pod[]) => void;
 
@@ -22,7 +22,7 @@ export class FileSource implements PodSource {
   private readonly decoded = new Map<string, { text: string; pod: Pod }>();
 
   constructor(manifestPath: string, private readonly nodeName: string, private readonly periodMs: number,
-    private readonly onSet: PodSetHandler, private readonly log: (line: string) => void) {
+    private readonly onSet: PodSetHandler, private readonly log: LogFn) {
     this.path = manifestPath.length > 1 ? manifestPath.replace(/\/+$/, '') : manifestPath;
   }
 
@@ -133,7 +133,7 @@ export class HttpSource implements PodSource {
   private stopped = false;
 
   constructor(private readonly url: string, private readonly headers: Record<string, string[]>, private readonly nodeName: string,
-    private readonly periodMs: number, private readonly onSet: PodSetHandler, private readonly log: (line: string) => void) {}
+    private readonly periodMs: number, private readonly onSet: PodSetHandler, private readonly log: LogFn) {}
 
   start(): void {
     void this.poll();

@@ -10,6 +10,7 @@ import { cpuCount, memoryCapacity } from './node-stats';
 import { notFound, send, sendJson } from './respond';
 import { PROMETHEUS_TEXT, renderCadvisorMetrics, renderResourceMetrics, type ResourceInput } from './resource-metrics';
 import { buildSummary, type SummaryContext } from './stats-summary';
+import type { LogFn } from '../log';
 
 export { notFound } from './respond';
 
@@ -34,7 +35,7 @@ export interface HandlerDeps {
   rootDir?: string;
   podLogsDir?: string;
   systemLogDir?: string;
-  log?: (line: string) => void;
+  log?: LogFn;
   /** The ContainerCheckpoint gate: POST /checkpoint/... among the debugging handlers. */
   checkpoint?: boolean;
 }

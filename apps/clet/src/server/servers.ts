@@ -10,6 +10,7 @@ import { requestPath } from '@cl/auth';
 import { createHandler, notFound, type HandlerDeps } from './handlers';
 import { nodeAttributes, nodeSubresources, type ServerAuth } from './auth';
 import { markUpgrade } from './streaming';
+import { logLine, type LogFn } from '../log';
 
 // Upstream's server settings: idle 90s, read/write 4h, 1 MiB of headers.
 const SERVER_OPTIONS = { keepAliveTimeout: 90_000, requestTimeout: 4 * 3600_000, maxHeaderSize: 1 << 20 };
@@ -38,11 +39,11 @@ function listen(server: Server, host: string, port: number): Promise<Listening> 
 /** Unexpected handler failures answer 500 and never take the process down. */
 function guard(
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-  log: (line: string) => void,
+  log: LogFn,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     handle(req, res).catch((e) => {
-      log(`E "Unhandled error serving request" path=${JSON.stringify(req.url)} err=${JSON.stringify((e as Error).message)}`);
+      log(logLine('Unhandled error serving request', { path: req.url }, { severity: 'E', err: e }));
       if (!res.headersSent) {
         res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
         res.end('Internal Server Error\n');
@@ -76,7 +77,7 @@ function serveUpgrades(server: Server, handle: (req: IncomingMessage, res: Serve
 const bindHost = (address: string) => (address === '' ? '0.0.0.0' : address);
 
 /** The localhost health server: /healthz with only the ping check, everything else 404. */
-export function startHealthServer(address: string, port: number, log: (l: string) => void): Promise<Listening> {
+export function startHealthServer(address: string, port: number, log: LogFn): Promise<Listening> {
   const health = new HealthChecks({ log }).add(['healthz'], pingCheck());
   const server = createHttpServer(SERVER_OPTIONS, guard(async (req, res) => {
     const path = requestPath(req);
@@ -86,7 +87,7 @@ export function startHealthServer(address: string, port: number, log: (l: string
   return listen(server, bindHost(address), port);
 }
 
-export function startReadOnlyServer(address: string, port: number, deps: HandlerDeps, log: (l: string) => void): Promise<Listening> {
+export function startReadOnlyServer(address: string, port: number, deps: HandlerDeps, log: LogFn): Promise<Listening> {
   const handler = createHandler({ ...deps, debugging: false, configz: undefined });
   const handle = guard((req, res) => handler(req, res, requestPath(req)), log);
   const server = createHttpServer(SERVER_OPTIONS, handle);
@@ -111,7 +112,7 @@ function sendText(res: ServerResponse, status: number, body: string): void {
   res.end(body);
 }
 
-export function startMainServer(opts: MainServerOptions, deps: HandlerDeps, log: (l: string) => void): Promise<Listening> {
+export function startMainServer(opts: MainServerOptions, deps: HandlerDeps, log: LogFn): Promise<Listening> {
   const handler = createHandler(deps);
   const filtered = async (req: IncomingMessage, res: ServerResponse) => {
     const path = requestPath(req);
@@ -119,7 +120,7 @@ export function startMainServer(opts: MainServerOptions, deps: HandlerDeps, log:
     try {
       user = (await opts.auth.authenticator.authenticate(req))?.user;
     } catch (e) {
-      log(`E "Unable to authenticate the request" err=${JSON.stringify((e as Error).message)}`);
+      log(logLine('Unable to authenticate the request', {}, { severity: 'E', err: e }));
     }
     if (!user) return sendText(res, 401, 'Unauthorized');
     const subresources = nodeSubresources(path, opts.fineGrainedAuthz);
@@ -130,12 +131,12 @@ export function startMainServer(opts: MainServerOptions, deps: HandlerDeps, log:
       try {
         decision = await opts.auth.authorizer.authorize(attrs);
       } catch (e) {
-        log(`E "Authorization error" user=${JSON.stringify(user.username)} verb=${JSON.stringify(verb)} resource="nodes" subresource=${JSON.stringify(sub)} err=${JSON.stringify((e as Error).message)}`);
+        log(logLine('Authorization error', { user: user.username, verb, resource: 'nodes', subresource: sub }, { severity: 'E', err: e }));
         return sendText(res, 500, `Authorization error (user=${user.username}, verb=${verb}, resource=nodes, subresource=${sub})`);
       }
       if (decision.decision === 'Allow') return handler(req, res, path);
     }
-    log(`I "Forbidden" user=${JSON.stringify(user.username)} verb=${JSON.stringify(verb)} resource="nodes" subresources=${JSON.stringify(subresources)}`);
+    log(logLine('Forbidden', { user: user.username, verb, resource: 'nodes', subresources }));
     return sendText(res, 403, `Forbidden (user=${user.username}, verb=${verb}, resource=nodes, subresource(s)=[${subresources.join(' ')}])\n`);
   };
   const server = createHttpsServer(

@@ -9,6 +9,7 @@ import { CriError } from '@cl/cri';
 import type { NodeRuntime } from './node-runtime';
 import { findPod } from './pod-lookup';
 import { send, sendText } from './respond';
+import { logLine, type LogFn } from '../log';
 
 export type StreamKind = 'exec' | 'attach' | 'portForward';
 
@@ -108,7 +109,7 @@ export async function serveStream(
   rest: string,
   pods: () => object[],
   runtime: NodeRuntime | undefined,
-  log: (line: string) => void,
+  log: LogFn,
 ): Promise<void> {
   const params = parseParams(rest, kind !== 'portForward');
   if (!params) return sendText(res, 404, '404 page not found\n');
@@ -137,7 +138,7 @@ export async function serveStream(
   }
   const upgrade = upgrades.get(req);
   if (!upgrade) {
-    log(`E "Error while proxying request" err="Upgrade request required"`);
+    log(logLine('Error while proxying request', {}, { severity: 'E', err: 'Upgrade request required' }));
     return sendText(res, 500, 'Upgrade request required\n');
   }
   return proxyUpgrade(req, res, upgrade, new URL(url), log);
@@ -148,13 +149,13 @@ export async function serveStream(
  * The runtime's URL is used as given; its query carries nothing for exec/attach (the options travel
  * in the CRI request), so the client's query is passed on (a websocket port-forward names its ports there).
  */
-function proxyUpgrade(req: IncomingMessage, res: ServerResponse, up: Upgrade, target: URL, log: (l: string) => void): Promise<void> {
+function proxyUpgrade(req: IncomingMessage, res: ServerResponse, up: Upgrade, target: URL, log: LogFn): Promise<void> {
   return new Promise((resolve) => {
     const backend: Socket = connect(Number(target.port) || 80, target.hostname);
     let spliced = false;
     backend.once('error', (e) => {
       if (!spliced) {
-        log(`E "Error while proxying request" err=${JSON.stringify(e.message)}`);
+        log(logLine('Error while proxying request', {}, { severity: 'E', err: e }));
         sendText(res, 500, `error dialing backend: ${e.message}\n`);
       } else up.socket.destroy();
       resolve();

@@ -1,12 +1,13 @@
 // Start-up checks that refuse to run on an unsuitable host, with upstream's messages.
 import { readSysctl, swapLines } from './host';
+import { logLine, type LogFn } from '../log';
 
 /** Returns the error, or null; `log` gets the informational lines upstream logs. */
-export function checkSwap(failSwapOn: boolean, log: (l: string) => void): string | null {
+export function checkSwap(failSwapOn: boolean, log: LogFn): string | null {
   if (!failSwapOn) return null;
   const lines = swapLines();
   if (lines === null) {
-    log('"File does not exist, assuming that swap is disabled" path="/proc/swaps"');
+    log(logLine('File does not exist, assuming that swap is disabled', { path: '/proc/swaps' }));
     return null;
   }
   if (lines.length > 1) {
@@ -33,13 +34,13 @@ const KERNEL_DEFAULTS: Array<[string, number]> = [
  * tunables; this agent only logs the difference, because changing a shared host's kernel settings is not
  * something a node agent under test should do behind the operator's back.
  */
-export function checkKernelDefaults(protect: boolean, log: (l: string) => void): string[] {
+export function checkKernelDefaults(protect: boolean, log: LogFn): string[] {
   const errs: string[] = [];
   for (const [name, want] of KERNEL_DEFAULTS) {
     const got = readSysctl(name);
     if (got === null || Number(got) === want) continue;
     if (protect) errs.push(`invalid kernel flag: ${name}, expected value: ${want}, actual value: ${got}`);
-    else log(`"Kernel tunable differs from the expected value, not changing it" flag="${name}" expected=${want} actual=${got}`);
+    else log(logLine('Kernel tunable differs from the expected value, not changing it', { flag: name, expected: want, actual: got }));
   }
   return errs;
 }
