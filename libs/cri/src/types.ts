@@ -27,9 +27,10 @@ export interface NamespaceOption { network?: NamespaceMode; pid?: NamespaceMode;
 export interface SecurityProfile { profileType?: SeccompProfileType; localhostRef?: string }
 export interface ImageSpec { image: string; annotations?: StringMap; userSpecifiedImage?: string; runtimeHandler?: string }
 
+export interface SELinuxOption { user?: string; role?: string; type?: string; level?: string }
 export interface LinuxSandboxSecurityContext {
-  namespaceOptions?: NamespaceOption; runAsUser?: { value: Int64In }; runAsGroup?: { value: Int64In };
-  readonlyRootfs?: boolean; supplementalGroups?: Int64In[]; privileged?: boolean; seccomp?: SecurityProfile;
+  namespaceOptions?: NamespaceOption; selinuxOptions?: SELinuxOption; runAsUser?: { value: Int64In }; runAsGroup?: { value: Int64In };
+  readonlyRootfs?: boolean; supplementalGroups?: Int64In[]; privileged?: boolean; seccomp?: SecurityProfile; apparmor?: SecurityProfile;
 }
 export interface LinuxContainerResources {
   cpuPeriod?: Int64In; cpuQuota?: Int64In; cpuShares?: Int64In; memoryLimitInBytes?: Int64In; oomScoreAdj?: Int64In;
@@ -61,8 +62,9 @@ export interface PodSandbox {
 export interface ContainerMetadata { name: string; attempt: number }
 export interface LinuxContainerSecurityContext {
   capabilities?: { addCapabilities?: string[]; dropCapabilities?: string[] }; privileged?: boolean;
-  namespaceOptions?: NamespaceOption; runAsUser?: { value: Int64In }; runAsGroup?: { value: Int64In };
-  readonlyRootfs?: boolean; supplementalGroups?: Int64In[]; noNewPrivs?: boolean; seccomp?: SecurityProfile;
+  namespaceOptions?: NamespaceOption; selinuxOptions?: SELinuxOption; runAsUser?: { value: Int64In }; runAsGroup?: { value: Int64In };
+  readonlyRootfs?: boolean; supplementalGroups?: Int64In[]; noNewPrivs?: boolean; maskedPaths?: string[]; readonlyPaths?: string[];
+  seccomp?: SecurityProfile; apparmor?: SecurityProfile;
 }
 export interface ContainerConfig {
   metadata: ContainerMetadata; image: ImageSpec; command?: string[]; args?: string[]; workingDir?: string;

@@ -2,6 +2,7 @@
 // pods in parallel) -> CRI. A 1s relist (PLEG) wakes a pod when its runtime state changes; a 2s
 // housekeeping kills what is no longer desired; GC and log rotation run on their own periods.
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { CriClient } from '@cl/cri';
 import { formatDuration, parseDuration } from '@cl/flags';
 import type { CletConfiguration } from '../config/types';
@@ -14,6 +15,7 @@ import { PodRuntime, PodRuntimeState, PodSyncState, newSyncState } from './pod-r
 import { podStatus } from './pod-status';
 import { parseQuantity } from './quantity';
 import { LABEL_POD_UID, RuntimeSpecContext, podFullName } from './runtime-spec';
+import { appArmorAdmission, hostHasAppArmor, sysctlAdmission, type AdmissionRejection } from './security-context';
 import { FileSource, HttpSource, PodSource } from './sources';
 import type { PodManager, PodManagerOptions } from './index';
 
@@ -49,6 +51,7 @@ export class CriPodManager implements PodManager {
   private runtimeName = 'containerd';
   private stopped = false;
   private readonly ctx: RuntimeSpecContext;
+  private readonly admitters: Array<(pod: Pod) => AdmissionRejection | null>;
   private readonly nodeIP: string;
   private firstUpdate: (() => void) | undefined;
 
@@ -66,7 +69,10 @@ export class CriPodManager implements PodManager {
       clusterDNS: this.config.clusterDNS ?? [],
       clusterDomain: this.config.clusterDomain ?? '',
       nodeIP: this.nodeIP,
+      security: { seccompDefault: this.config.seccompDefault ?? false, seccompProfileRoot: path.join(opts.rootDir ?? '/var/lib/clet', 'seccomp') },
     };
+    // Admission beyond the pod count, in upstream's order; an allowlist entry that is not namespaced stops the agent.
+    this.admitters = [sysctlAdmission(this.config.allowedUnsafeSysctls ?? []), appArmorAdmission(hostHasAppArmor())];
   }
 
   async start(): Promise<void> {
@@ -177,9 +183,12 @@ export class CriPodManager implements PodManager {
         continue;
       }
       const e: Entry = { pod: p, ss: newSyncState(), status: p.status };
-      if (admitted >= maxPods) {
+      const refused = admitted >= maxPods
+        ? { reason: 'OutOfpods', message: `Node didn't have enough resource: pods, requested: 1, used: ${admitted}, capacity: ${maxPods}` }
+        : this.admitters.map((admit) => admit(p)).find((r) => r !== null);
+      if (refused) {
         // Upstream admission: the pod is rejected, never run, and reported Failed.
-        e.rejected = { reason: 'OutOfpods', message: `Node didn't have enough resource: pods, requested: 1, used: ${admitted}, capacity: ${maxPods}` };
+        e.rejected = refused;
         e.status = { phase: 'Failed', reason: e.rejected.reason, message: e.rejected.message, startTime: e.ss.startTime };
         this.log(logLine('Pod admission denied', { pod: podFullName(p), reason: e.rejected.reason, message: e.rejected.message }));
       } else {

@@ -14,6 +14,7 @@ import {
   ANN_CONTAINER_HASH, ANN_RESTART_COUNT, LABEL_CONTAINER_NAME, LABEL_POD_UID, RuntimeSpecContext, containerConfig,
   containerHash, legacyLogSymlink, podLogDir, prepareVolumes, sandboxConfig,
 } from './runtime-spec';
+import { runAsNonRootViolation } from './security-context';
 
 /** What the runtime holds for one pod; sandboxes and containers newest first. */
 export interface PodRuntimeState {
@@ -299,6 +300,12 @@ export class PodRuntime {
       if (at) ss.retryAt = ss.retryAt ? Math.min(ss.retryAt, at) : at;
       return;
     }
+    const nonRoot = await this.runAsNonRootViolation(pod, c, imageRef);
+    if (nonRoot) {
+      ss.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: nonRoot });
+      this.log(logLine('Error creating container', { pod: pod.metadata.name, container: c.name }, { severity: 'E', err: nonRoot }));
+      return;
+    }
     let id: string;
     try {
       const cfg = containerConfig(this.ctx, pod, c, imageRef, restartCount, podIP, volumes);
@@ -317,6 +324,15 @@ export class PodRuntime {
       return;
     }
     this.linkLegacyLog(pod, c, id, restartCount);
+  }
+
+  /** runAsNonRoot checked against the user the image runs as (ImageStatus uid/username; neither means root). */
+  private async runAsNonRootViolation(pod: Pod, c: Container, imageRef: string): Promise<string | null> {
+    const wants = c.securityContext?.runAsNonRoot ?? pod.spec.securityContext?.runAsNonRoot;
+    if (wants !== true) return null;
+    const image = await this.cri.imageStatus({ image: imageRef });
+    const uid = image?.uid ? Number(image.uid.value) : null;
+    return runAsNonRootViolation(pod, c, { uid, username: image?.uid ? '' : (image?.username ?? '') });
   }
 
   /**

@@ -7,6 +7,7 @@ import type { ContainerConfig, DNSConfig, Mount, PodSandboxConfig, PortMapping }
 import type { Container, Pod } from './api-types';
 import { canonicalJson } from './decode';
 import { linuxResources, parseQuantity } from './quantity';
+import { appArmorOf, containerSecurity, sandboxSecurity, sandboxSysctls, type SecurityOptions } from './security-context';
 
 export const LABEL_POD_NAME = 'io.kubernetes.pod.name';
 export const LABEL_POD_NAMESPACE = 'io.kubernetes.pod.namespace';
@@ -28,6 +29,8 @@ export interface RuntimeSpecContext {
   clusterDNS: string[];
   clusterDomain: string;
   nodeIP: string;
+  /** --seccomp-default and the Localhost profile root (<root-dir>/seccomp). */
+  security: SecurityOptions;
 }
 
 export function podFullName(pod: Pod): string {
@@ -121,7 +124,6 @@ export function sandboxConfig(ctx: RuntimeSpecContext, pod: Pod, attempt: number
     }
   }
   const privileged = [...pod.spec.containers, ...(pod.spec.initContainers ?? [])].some((c) => c.securityContext?.privileged);
-  const sc = pod.spec.securityContext ?? {};
   return {
     metadata: { name: m.name!, namespace: m.namespace!, uid: m.uid!, attempt },
     hostname: sandboxHostname(pod),
@@ -138,10 +140,9 @@ export function sandboxConfig(ctx: RuntimeSpecContext, pod: Pod, attempt: number
           ipc: pod.spec.hostIPC ? 'NODE' : 'POD',
         },
         privileged,
-        ...(sc.runAsUser !== undefined ? { runAsUser: { value: sc.runAsUser } } : {}),
-        ...(sc.runAsGroup !== undefined ? { runAsGroup: { value: sc.runAsGroup } } : {}),
-        supplementalGroups: sc.supplementalGroups ?? [],
+        ...sandboxSecurity(pod, ctx.security),
       },
+      sysctls: sandboxSysctls(pod),
     },
   };
 }
@@ -154,7 +155,7 @@ export function expandVars(s: string, env: Map<string, string>): string {
   });
 }
 
-function fieldRefValue(pod: Pod, fieldPath: string, podIP: string): string {
+function fieldRefValue(pod: Pod, fieldPath: string, podIP: string, nodeIP: string): string {
   const m = pod.metadata;
   switch (fieldPath) {
     case 'metadata.name': return m.name ?? '';
@@ -163,7 +164,10 @@ function fieldRefValue(pod: Pod, fieldPath: string, podIP: string): string {
     case 'spec.nodeName': return pod.spec.nodeName ?? '';
     case 'spec.serviceAccountName': return pod.spec.serviceAccountName ?? '';
     case 'status.podIP': return podIP;
-    case 'status.hostIP': return '';
+    // One address per family; this node and its pods have one (comma-joined when there are more, as upstream).
+    case 'status.podIPs': return podIP;
+    case 'status.hostIP': return nodeIP;
+    case 'status.hostIPs': return nodeIP;
     default: {
       const lm = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(fieldPath);
       if (lm) return (lm[1] === 'labels' ? m.labels : m.annotations)?.[lm[2]] ?? '';
@@ -190,7 +194,10 @@ export function prepareVolumes(ctx: RuntimeSpecContext, pod: Pod): Map<string, s
     } else if (v.emptyDir) {
       const dir = path.join(podDir(ctx, pod.metadata.uid!), 'volumes', 'kubernetes.io~empty-dir', v.name);
       fs.mkdirSync(dir, { recursive: true });
-      fs.chmodSync(dir, 0o777);
+      // SetVolumeOwnership: with an fsGroup the volume belongs to that group and new files inherit it (setgid).
+      const fsGroup = (pod.spec.securityContext as { fsGroup?: number } | undefined)?.fsGroup;
+      if (fsGroup !== undefined) fs.chownSync(dir, -1, fsGroup);
+      fs.chmodSync(dir, fsGroup !== undefined ? 0o2777 : 0o777);
       out.set(v.name, dir);
     }
   }
@@ -215,7 +222,7 @@ export function containerConfig(ctx: RuntimeSpecContext, pod: Pod, c: Container,
   podIP: string, volumes: Map<string, string>): ContainerConfig {
   const env = new Map<string, string>();
   for (const e of c.env ?? []) {
-    const v = e.valueFrom?.fieldRef ? fieldRefValue(pod, e.valueFrom.fieldRef.fieldPath, podIP) : expandVars(e.value ?? '', env);
+    const v = e.valueFrom?.fieldRef ? fieldRefValue(pod, e.valueFrom.fieldRef.fieldPath, podIP, ctx.nodeIP) : expandVars(e.value ?? '', env);
     env.set(e.name, v);
   }
   const mounts: Mount[] = [];
@@ -243,10 +250,7 @@ export function containerConfig(ctx: RuntimeSpecContext, pod: Pod, c: Container,
   }
   const res = linuxResources(c.resources?.limits, c.resources?.requests);
   const memReq = c.resources?.requests?.memory ?? c.resources?.limits?.memory;
-  const sc = c.securityContext ?? {};
-  const podSc = pod.spec.securityContext ?? {};
-  const runAsUser = sc.runAsUser ?? podSc.runAsUser;
-  const runAsGroup = sc.runAsGroup ?? podSc.runAsGroup;
+  const apparmor = appArmorOf(pod, c);
   const logPath = `${c.name}/${restartCount}.log`;
   fs.mkdirSync(path.join(podLogDir(ctx, pod), c.name), { recursive: true, mode: 0o755 });
   const annotations: Record<string, string> = {
@@ -274,16 +278,13 @@ export function containerConfig(ctx: RuntimeSpecContext, pod: Pod, c: Container,
     linux: {
       resources: { ...res, oomScoreAdj: oomScoreAdj(pod, memReq) },
       securityContext: {
-        privileged: !!sc.privileged,
-        readonlyRootfs: !!sc.readOnlyRootFilesystem,
         namespaceOptions: {
           network: pod.spec.hostNetwork ? 'NODE' : 'POD',
           pid: pod.spec.hostPID ? 'NODE' : pod.spec.shareProcessNamespace ? 'POD' : 'CONTAINER',
           ipc: pod.spec.hostIPC ? 'NODE' : 'POD',
         },
-        ...(runAsUser !== undefined ? { runAsUser: { value: runAsUser } } : {}),
-        ...(runAsGroup !== undefined ? { runAsGroup: { value: runAsGroup } } : {}),
-        supplementalGroups: podSc.supplementalGroups ?? [],
+        ...containerSecurity(pod, c, ctx.security),
+        ...(apparmor ? { apparmor } : {}),
       },
     },
   };

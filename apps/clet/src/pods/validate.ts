@@ -2,6 +2,7 @@
 // plus the 1.32+ rule that static pods must not reference API objects.
 import { FieldPath, fieldErrors } from '@cl/config';
 import type { Container, Pod } from './api-types';
+import { validateContainerSecurity, validatePodSecurity } from './validate-security';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -9,7 +10,7 @@ const SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case
 const LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
 // `seen` is shared by init and regular containers: names are unique across both lists.
-function validateContainers(list: unknown, path: FieldPath, volumeNames: Set<string>, errs: Error[], required: boolean, seen: Set<string>): void {
+function validateContainers(pod: Pod, list: unknown, path: FieldPath, volumeNames: Set<string>, errs: Error[], required: boolean, seen: Set<string>): void {
   if (!Array.isArray(list) || list.length === 0) {
     if (required) errs.push(fieldErrors.required(path));
     return;
@@ -38,6 +39,7 @@ function validateContainers(list: unknown, path: FieldPath, volumeNames: Set<str
       if (!volumeNames.has(m.name)) errs.push(fieldErrors.notFound(p.child('volumeMounts').index(j).child('name'), m.name));
       if (!m.mountPath) errs.push(fieldErrors.required(p.child('volumeMounts').index(j).child('mountPath')));
     }
+    validateContainerSecurity(pod, c, p, errs);
     for (const [j, port] of (c.ports ?? []).entries()) {
       const n = port.containerPort;
       if (!Number.isInteger(n) || n < 1 || n > 65535) {
@@ -67,8 +69,9 @@ export function validatePod(pod: Pod): string[] {
     if (v.hostPath && !v.hostPath.path) errs.push(fieldErrors.required(p.child('hostPath', 'path')));
   }
   const names = new Set<string>();
-  validateContainers(pod.spec.containers, spec.child('containers'), volumeNames, errs, true, names);
-  validateContainers(pod.spec.initContainers, spec.child('initContainers'), volumeNames, errs, false, names);
+  validateContainers(pod, pod.spec.containers, spec.child('containers'), volumeNames, errs, true, names);
+  validateContainers(pod, pod.spec.initContainers, spec.child('initContainers'), volumeNames, errs, false, names);
+  validatePodSecurity(pod, spec, errs);
   const rp = pod.spec.restartPolicy;
   if (rp && !['Always', 'OnFailure', 'Never'].includes(rp)) errs.push(fieldErrors.notSupported(spec.child('restartPolicy'), rp, ['Always', 'OnFailure', 'Never']));
   const grace = pod.spec.terminationGracePeriodSeconds;
