@@ -201,6 +201,7 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     systemLogDir: '/var/log',
     log: logLine,
     checkpoint: r.gates.enabled('ContainerCheckpoint'),
+    streamingIdleTimeoutMs: parseDuration(config.streamingConnectionIdleTimeout || '0s'),
     setVerbosity: (v) => {
       log.verbosity = v;
     },

@@ -142,6 +142,8 @@ beforeAll(async () => {
     '--healthz-port=0',
     `--pod-manifest-path=${join(tmp, 'manifests')}`,
     '--file-check-frequency=1s',
+    // Short enough for the idle-stream test; every other stream here is busy or short.
+    '--streaming-connection-idle-timeout=3s',
     '--anonymous-auth=false',
     `--client-ca-file=${join(tmp, 'ca.pem')}`,
     '--authorization-mode=Webhook',
@@ -258,6 +260,19 @@ describe('/run, /exec, /attach, /portForward', () => {
     expect(r.channels[1]?.toString()).toBe('out\n');
     expect(r.channels[2]?.toString()).toBe('err\n');
     expect(JSON.parse(r.channels[3]!.toString())).toMatchObject({ status: 'Failure', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '7' }] } });
+  });
+
+  test('--streaming-connection-idle-timeout ends an idle stream; a busy one outlives it', async () => {
+    const q = (script: string) => ['sh', '-c', script].map((c) => `command=${encodeURIComponent(c)}`).join('&');
+    // Quiet for longer than the timeout: the agent hangs up before the command ends (no exit status arrives).
+    const idle = await wsRequest(`${base}/exec/default/${POD}/printer?${q('echo start; sleep 20; echo never')}&stdout=1`, asAlice());
+    expect(idle.status).toBe(101);
+    expect(idle.channels[1]?.toString()).toBe('start\n');
+    expect(idle.channels[3]).toBeUndefined();
+    // A line every second for six seconds, twice the timeout in all: it runs to its exit status.
+    const busy = await wsRequest(`${base}/exec/default/${POD}/printer?${q('for i in 1 2 3 4 5 6; do echo $i; sleep 1; done')}&stdout=1`, asAlice());
+    expect(busy.channels[1]?.toString()).toBe('1\n2\n3\n4\n5\n6\n');
+    expect(JSON.parse(busy.channels[3]!.toString())).toMatchObject({ status: 'Success' });
   });
 
   test('exec without an upgrade, without streams, or into a missing container', async () => {

@@ -102,7 +102,13 @@ const cases: Array<[string, AuthorizationConfiguration, string[], string[]?]> = 
     cfg(wh({ connectionInfo: { type: 'InClusterConfig', kubeConfigFile: '' } })),
     [`${A0}.connectionInfo.kubeConfigFile: Invalid value: "": can only be set when type=KubeConfigFile`],
   ],
-  ['InClusterConfig', cfg(wh({ connectionInfo: { type: 'InClusterConfig' } })), []],
+  // Valid by upstream's validation; refused by the API server's own rule when loaded.
+  [
+    'InClusterConfig',
+    cfg(wh({ connectionInfo: { type: 'InClusterConfig' } })),
+    [],
+    [`${A0}.connectionInfo.type: Invalid value: "InClusterConfig": not allowed for the API server, which has no in-cluster identity; use KubeConfigFile`],
+  ],
   ['kubeConfigFile required', cfg(wh({ connectionInfo: { type: 'KubeConfigFile' } })), [`${A0}.connectionInfo.kubeConfigFile: Required value`]],
   [
     'kubeConfigFile relative',
@@ -203,7 +209,7 @@ describe('AuthorizationConfiguration validation', () => {
         '    subjectAccessReviewVersion: v1',
         '    matchConditionSubjectAccessReviewVersion: v1',
         '    failurePolicy: Deny',
-        '    connectionInfo: {type: InClusterConfig}',
+        `    connectionInfo: {type: KubeConfigFile, kubeConfigFile: ${JSON.stringify(tmp.write('apiVersion: v1\nkind: Config\n'))}}`,
         '    matchConditions:',
         "    - expression: has(request.resourceAttributes) && request.resourceAttributes.namespace == 'kube-system'",
       ].join('\n'),

@@ -37,6 +37,23 @@ describe('cl-config validate', () => {
     ]);
   });
 
+  test('an InClusterConfig webhook is refused, as the API server refuses it at start', () => {
+    const authz = tmp.write(
+      [
+        'apiVersion: apiserver.config.k8s.io/v1beta1',
+        'kind: AuthorizationConfiguration',
+        'authorizers:',
+        '- type: Webhook',
+        '  name: w',
+        '  webhook: {timeout: 3s, subjectAccessReviewVersion: v1, failurePolicy: Deny, connectionInfo: {type: InClusterConfig}}',
+      ].join('\n'),
+      'authz.yaml',
+    );
+    const r = run('validate', authz);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`${authz}: authorizers[0].connectionInfo.type: Invalid value: "InClusterConfig": not allowed for the API server, which has no in-cluster identity; use KubeConfigFile\n`);
+  });
+
   test('usage', () => {
     const r = run();
     expect(r.status).toBe(2);

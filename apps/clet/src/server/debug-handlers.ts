@@ -47,11 +47,11 @@ export async function serveDebug(req: IncomingMessage, res: ServerResponse, path
     case '/run/':
       return serveRun(req, res, rest, deps.pods, deps.runtime);
     case '/exec/':
-      return serveStream('exec', req, res, rest, deps.pods, deps.runtime, log);
+      return serveStream('exec', req, res, rest, deps.pods, deps.runtime, log, deps.streamingIdleTimeoutMs);
     case '/attach/':
-      return serveStream('attach', req, res, rest, deps.pods, deps.runtime, log);
+      return serveStream('attach', req, res, rest, deps.pods, deps.runtime, log, deps.streamingIdleTimeoutMs);
     case '/portForward/':
-      return serveStream('portForward', req, res, rest, deps.pods, deps.runtime, log);
+      return serveStream('portForward', req, res, rest, deps.pods, deps.runtime, log, deps.streamingIdleTimeoutMs);
     case '/runningpods/':
       return runningPods(res, deps);
     case '/logs/': {

@@ -36,6 +36,8 @@ export interface HandlerDeps {
   podLogsDir?: string;
   systemLogDir?: string;
   log?: LogFn;
+  /** --streaming-connection-idle-timeout in ms (0: none). */
+  streamingIdleTimeoutMs?: number;
   /** The ContainerCheckpoint gate: POST /checkpoint/... among the debugging handlers. */
   checkpoint?: boolean;
 }

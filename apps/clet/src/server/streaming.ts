@@ -110,6 +110,7 @@ export async function serveStream(
   pods: () => object[],
   runtime: NodeRuntime | undefined,
   log: LogFn,
+  idleTimeoutMs = 0,
 ): Promise<void> {
   const params = parseParams(rest, kind !== 'portForward');
   if (!params) return sendText(res, 404, '404 page not found\n');
@@ -141,7 +142,7 @@ export async function serveStream(
     log(logLine('Error while proxying request', {}, { severity: 'E', err: 'Upgrade request required' }));
     return sendText(res, 500, 'Upgrade request required\n');
   }
-  return proxyUpgrade(req, res, upgrade, new URL(url), log);
+  return proxyUpgrade(req, res, upgrade, new URL(url), log, idleTimeoutMs);
 }
 
 /**
@@ -149,7 +150,7 @@ export async function serveStream(
  * The runtime's URL is used as given; its query carries nothing for exec/attach (the options travel
  * in the CRI request), so the client's query is passed on (a websocket port-forward names its ports there).
  */
-function proxyUpgrade(req: IncomingMessage, res: ServerResponse, up: Upgrade, target: URL, log: LogFn): Promise<void> {
+function proxyUpgrade(req: IncomingMessage, res: ServerResponse, up: Upgrade, target: URL, log: LogFn, idleTimeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
     const backend: Socket = connect(Number(target.port) || 80, target.hostname);
     let spliced = false;
@@ -183,6 +184,15 @@ function proxyUpgrade(req: IncomingMessage, res: ServerResponse, up: Upgrade, ta
       backend.once('close', close);
       up.socket.once('close', close);
       up.socket.once('error', close);
+      // --streaming-connection-idle-timeout: every byte either way passes through the client's socket, so its
+      // inactivity timer is the stream's.
+      if (idleTimeoutMs > 0) {
+        (up.socket as Socket).setTimeout(idleTimeoutMs);
+        up.socket.once('timeout', () => {
+          log(logLine('Closing idle streaming connection', { path: target.pathname, idleTimeout: `${idleTimeoutMs}ms` }, { v: 2 }));
+          close();
+        });
+      }
     });
   });
 }

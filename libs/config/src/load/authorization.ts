@@ -15,11 +15,21 @@ export function decodeAuthorizationConfiguration(text: string): AuthorizationCon
   return doc.object as AuthorizationConfiguration;
 }
 
-/** kube-apiserver's extra rule: a non-webhook authorizer is named after its type, lower-cased. */
+/**
+ * kube-apiserver's extra rules: a non-webhook authorizer is named after its type, lower-cased; and a webhook
+ * reaches its server through a kubeconfig file, because InClusterConfig (documented as not allowed for
+ * kube-apiserver) has no in-cluster identity to use there. Refused here so `cl-config validate` and the API
+ * server's start say the same.
+ */
 export function kubeApiserverAuthorizerErrors(c: AuthorizationConfiguration): string[] {
-  return (c.authorizers ?? [])
-    .filter((a) => a.type !== 'Webhook' && a.name !== a.type.toLowerCase())
-    .map((a) => `expected name ${a.type.toLowerCase()} for authorizer ${a.type} instead of ${a.name}`);
+  const errs: string[] = [];
+  (c.authorizers ?? []).forEach((a, i) => {
+    if (a.type !== 'Webhook' && a.name !== a.type.toLowerCase()) errs.push(`expected name ${a.type.toLowerCase()} for authorizer ${a.type} instead of ${a.name}`);
+    if (a.type === 'Webhook' && a.webhook?.connectionInfo?.type === 'InClusterConfig') {
+      errs.push(`authorizers[${i}].connectionInfo.type: Invalid value: "InClusterConfig": not allowed for the API server, which has no in-cluster identity; use KubeConfigFile`);
+    }
+  });
+  return errs;
 }
 
 export function loadAuthorizationConfiguration(
