@@ -18,10 +18,11 @@ if [ "${#need_pkgs[@]}" -gt 0 ] && [ "${CL_SKIP_APT:-}" != 1 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
 fi
 
-# npm install (not ci: npm 11 rejects this lock for lacking other platforms' optional packages) when
-# node_modules is missing or older than the lock file. It builds better-sqlite3 from source when no
-# prebuilt binary can be downloaded, which takes about a minute on two cores.
+# npm ci, as CI systems and Dockerfiles run it, when node_modules is missing or older than the lock file: it
+# installs exactly the lock and fails, rather than rewriting it, when package.json and the lock disagree (a
+# change to dependencies must come with its lock). It builds better-sqlite3 from source when no prebuilt binary
+# can be downloaded, which takes about a minute on two cores.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: installing npm dependencies"
-  npm install --no-audit --no-fund --loglevel=error
+  echo "setup: installing npm dependencies (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
 fi

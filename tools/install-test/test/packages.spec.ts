@@ -1,0 +1,197 @@
+// The libraries as another project gets them: each published lib is packed with `npm pack`, the tarballs are
+// installed with npm into an empty project outside this workspace, and there they are required (CommonJS),
+// imported (ESM) and used the way their READMEs show: `cl-config validate`, an Express service guarded by the
+// JWT middleware and the webhook authorizer, the embedded store with a watch.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+// Test servers of the libs' own suites (a scripted OpenID issuer, a SubjectAccessReview webhook), reused here.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { FakeIssuer, makeKey, signJwt } from '../../../libs/jwt-authn/test/fake-issuer';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { servingTls, type ServingTls } from '../../../libs/jwt-authn/test/tls';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { startFakeWebhook, answer, type FakeWebhook } from '../../../libs/webhook-authz/test/fake-webhook';
+
+jest.setTimeout(600_000);
+
+const ROOT = join(__dirname, '..', '..', '..');
+const LIBS = readdirSync(join(ROOT, 'libs'))
+  .map((dir) => ({ dir, pkg: JSON.parse(readFileSync(join(ROOT, 'libs', dir, 'package.json'), 'utf8')) as PackageJson }))
+  .filter((l) => l.pkg.private !== true);
+
+interface PackageJson {
+  name: string;
+  private?: boolean;
+  engines?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  files?: string[];
+}
+
+let work: string;
+let consumer: string;
+const tarballs = new Map<string, { file: string; files: string[] }>();
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'cl-install-'));
+  const packs = join(work, 'packs');
+  consumer = join(work, 'consumer');
+  for (const d of [packs, consumer]) execFileSync('mkdir', ['-p', d]);
+  for (const lib of LIBS) {
+    const out = execFileSync('npm', ['pack', '--json', '--pack-destination', packs], { cwd: join(ROOT, 'libs', lib.dir), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const [info] = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    tarballs.set(lib.pkg.name, { file: join(packs, info.filename), files: info.files.map((f) => f.path) });
+  }
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+  // express is the service's own dependency, as in the README; everything else comes from the tarballs.
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', 'express@5.3.0', ...[...tarballs.values()].map((t) => t.file)], {
+    cwd: consumer,
+    stdio: 'pipe',
+  });
+});
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const node = (args: string[], input?: string) => spawnSync(process.execPath, args, { cwd: consumer, encoding: 'utf8', input });
+
+describe.each(LIBS.map((l) => [l.pkg.name, l] as const))('%s', (name, lib) => {
+  test('the tarball holds compiled code, types, README and package.json, and no sources', () => {
+    const files = tarballs.get(name)!.files;
+    expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'README.md', 'package.json']));
+    expect(files.filter((f) => f.startsWith('src/') || f.endsWith('.spec.js') || f.endsWith('.tsbuildinfo'))).toEqual([]);
+  });
+
+  test('it declares its Node engine and exact dependency versions', () => {
+    expect(lib.pkg.engines?.node).toBe('>=20.19');
+    for (const [dep, version] of Object.entries(lib.pkg.dependencies ?? {})) expect([dep, version]).toEqual([dep, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
+  });
+
+  test('it loads with require() and with import, with the same named exports', () => {
+    const cjs = node(['-e', `console.log(JSON.stringify(Object.keys(require(${JSON.stringify(name)})).filter((k) => k !== '__esModule').sort()))`]);
+    expect(cjs.stderr).toBe('');
+    const names = JSON.parse(cjs.stdout) as string[];
+    expect(names.length).toBeGreaterThan(0);
+    const esm = node(['--input-type=module', '-e', `import * as m from ${JSON.stringify(name)}; console.log(JSON.stringify(Object.keys(m).filter((k) => k !== 'default' && k !== 'module.exports' && k !== '__esModule').sort()))`]);
+    expect(esm.stderr).toBe('');
+    expect(JSON.parse(esm.stdout)).toEqual(names);
+  });
+});
+
+test('npx cl-config validate, in the installing project: a good file passes, a bad one lists its errors', () => {
+  const good = join(consumer, 'egress.yaml');
+  writeFileSync(good, 'apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: cluster\n  connection: {proxyProtocol: Direct}\n');
+  const bad = join(consumer, 'authn.yaml');
+  writeFileSync(bad, 'apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthenticationConfiguration\njwt:\n- issuer: {url: "http://x", audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: ""}}\n');
+  const npx = (file: string) => {
+    const r = spawnSync('npx', ['--no-install', 'cl-config', 'validate', file], { cwd: consumer, encoding: 'utf8' });
+    // npm's own notices about this machine's npmrc are not the command's output.
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr.split('\n').filter((l) => !l.startsWith('npm warn')).join('\n') };
+  };
+  expect(npx(good)).toMatchObject({ status: 0, stdout: `${good}: valid EgressSelectorConfiguration\n` });
+  expect(npx(bad)).toMatchObject({ status: 1, stderr: `${bad}: jwt[0].issuer.url: Invalid value: "http://x": URL scheme must be https\n` });
+});
+
+test('the embedded store from @cl/store: a put, a read and a watch from a revision', () => {
+  const script = `
+    const { SqliteStore } = require('@cl/store');
+    (async () => {
+      const store = new SqliteStore(${JSON.stringify(join(work, 'store', 'store.db'))});
+      const { revision } = await store.put('/pods/default/a', JSON.stringify({ n: 1 }), { expectedRevision: 0 });
+      await store.put('/pods/default/a', JSON.stringify({ n: 2 }));
+      for await (const batch of store.watch('/pods/', { afterRevision: revision - 1 })) {
+        if (batch.events.length >= 2) { console.log(batch.events.map((e) => e.type + ' ' + e.kv.value).join(';')); break; }
+      }
+      console.log((await store.get('/pods/default/a')).value.toString());
+      await store.close();
+    })();`;
+  const r = node(['-e', script]);
+  expect(r.stderr).toBe('');
+  expect(r.stdout).toBe('PUT {"n":1};PUT {"n":2}\n{"n":2}\n');
+});
+
+describe('an Express service guarded by the JWT middleware and the webhook authorizer', () => {
+  let tls: ServingTls;
+  let issuer: FakeIssuer;
+  let webhook: FakeWebhook;
+  let service: ChildProcess;
+  let base: string;
+  const key = makeKey('k', 'P-256');
+
+  beforeAll(async () => {
+    tls = servingTls();
+    issuer = new FakeIssuer(tls);
+    await issuer.start();
+    issuer.discovery();
+    issuer.keys([key]);
+    webhook = await startFakeWebhook();
+    webhook.respond = (req, res) => {
+      const review = JSON.parse(req.body) as { spec: { user: string } };
+      answer({ allowed: review.spec.user === 'alice' })(req, res);
+    };
+    const authn = join(consumer, 'authn-config.yaml');
+    writeFileSync(authn, [
+      'apiVersion: apiserver.config.k8s.io/v1beta1',
+      'kind: AuthenticationConfiguration',
+      'jwt:',
+      `- issuer: {url: "${issuer.url}", audiences: [api], certificateAuthority: ${JSON.stringify(tls.ca)}}`,
+      '  claimMappings: {username: {claim: sub, prefix: ""}}',
+    ].join('\n'));
+    const authz = join(consumer, 'authz-config.yaml');
+    writeFileSync(authz, [
+      'apiVersion: apiserver.config.k8s.io/v1beta1',
+      'kind: AuthorizationConfiguration',
+      'authorizers:',
+      '- type: Webhook',
+      '  name: w',
+      `  webhook: {timeout: 3s, subjectAccessReviewVersion: v1, failurePolicy: Deny, connectionInfo: {type: KubeConfigFile, kubeConfigFile: ${JSON.stringify(webhook.kubeconfig())}}, authorizedTTL: 0s, unauthorizedTTL: 0s}`,
+    ].join('\n'));
+    // The README's example, written as an ES module in the installing project.
+    writeFileSync(join(consumer, 'service.mjs'), `
+      import express from 'express';
+      import { loadAuthenticationConfigurationFile, loadAuthorizationConfigurationFile } from '@cl/config';
+      import { createJwtVerifier, jwtMiddleware } from '@cl/jwt-authn';
+      import { AuthorizerChain, SUPPORTED_AUTHORIZER_TYPES, authorizationMiddleware } from '@cl/webhook-authz';
+      const verifier = createJwtVerifier(loadAuthenticationConfigurationFile(${JSON.stringify(authn)}));
+      await verifier.ready();
+      const chain = AuthorizerChain.fromConfig(loadAuthorizationConfigurationFile(${JSON.stringify(authz)}, { knownTypes: SUPPORTED_AUTHORIZER_TYPES }));
+      const app = express();
+      app.use(jwtMiddleware(verifier));
+      app.use('/k8s', authorizationMiddleware(chain, { user: (req) => req.user }));
+      app.get('/k8s/api/v1/namespaces/ns/pods/p', (req, res) => res.json({ user: req.user.username }));
+      const server = app.listen(0, '127.0.0.1', () => console.log(server.address().port));
+    `);
+    service = spawn(process.execPath, ['service.mjs'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    service.stderr!.on('data', (d) => (err += d));
+    const port = await new Promise<string>((resolve, reject) => {
+      service.stdout!.once('data', (d) => resolve(String(d).trim()));
+      service.once('exit', (code) => reject(new Error(`service exited ${code}: ${err}`)));
+    });
+    base = `http://127.0.0.1:${port}`;
+  });
+
+  afterAll(async () => {
+    service?.kill();
+    await issuer?.stop();
+    await webhook?.close();
+    tls?.cleanup();
+  });
+
+  const call = (sub?: string) =>
+    fetch(`${base}/k8s/api/v1/namespaces/ns/pods/p`, {
+      headers: sub ? { authorization: `Bearer ${signJwt({ iss: issuer.url, aud: 'api', sub, exp: Math.floor(Date.now() / 1000) + 60 }, key, 'ES256')}` } : {},
+    });
+
+  test.each([
+    ['alice, whom the webhook allows', 'alice', 200],
+    ['bob, whom it denies', 'bob', 403],
+    ['no token', undefined, 401],
+  ])('%s', async (_who, sub, status) => {
+    const res = await call(sub);
+    expect(res.status).toBe(status);
+    if (status === 200) expect(await res.json()).toEqual({ user: 'alice' });
+  });
+});
