@@ -5,7 +5,9 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { get as httpsGet } from 'node:https';
 import { join } from 'node:path';
+import { freePort, waitFor } from '@cl/testing';
 // Test servers of the libs' own suites (a scripted OpenID issuer, a SubjectAccessReview webhook), reused here.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { FakeIssuer, makeKey, signJwt } from '../../../libs/jwt-authn/test/fake-issuer';
@@ -20,6 +22,8 @@ const ROOT = join(__dirname, '..', '..', '..');
 const LIBS = readdirSync(join(ROOT, 'libs'))
   .map((dir) => ({ dir, pkg: JSON.parse(readFileSync(join(ROOT, 'libs', dir, 'package.json'), 'utf8')) as PackageJson }))
   .filter((l) => l.pkg.private !== true);
+
+const APPS = [join('apps', 'apiserver'), join('apps', 'clet')];
 
 interface PackageJson {
   name: string;
@@ -38,10 +42,11 @@ beforeAll(() => {
   const packs = join(work, 'packs');
   consumer = join(work, 'consumer');
   for (const d of [packs, consumer]) execFileSync('mkdir', ['-p', d]);
-  for (const lib of LIBS) {
-    const out = execFileSync('npm', ['pack', '--json', '--pack-destination', packs], { cwd: join(ROOT, 'libs', lib.dir), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    const [info] = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    tarballs.set(lib.pkg.name, { file: join(packs, info.filename), files: info.files.map((f) => f.path) });
+  // The libs and the two apps, as the README's "Installing" section packs them for another machine.
+  for (const dir of [...LIBS.map((l) => join('libs', l.dir)), ...APPS]) {
+    const out = execFileSync('npm', ['pack', '--json', '--pack-destination', packs], { cwd: join(ROOT, dir), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const [info] = JSON.parse(out) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>;
+    tarballs.set(info.name, { file: join(packs, info.filename), files: info.files.map((f) => f.path) });
   }
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
   // express is the service's own dependency, as in the README; everything else comes from the tarballs.
@@ -110,6 +115,39 @@ test('the embedded store from @cl/store: a put, a read and a watch from a revisi
   const r = node(['-e', script]);
   expect(r.stderr).toBe('');
   expect(r.stdout).toBe('PUT {"n":1};PUT {"n":2}\n{"n":2}\n');
+});
+
+test('the apps installed from their tarballs run with nothing from the workspace: the API server serves, clet answers', async () => {
+  const port = await freePort();
+  const state = join(work, 'apiserver');
+  const server = spawn('npx', ['--no-install', 'apiserver', `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${join(state, 'certs')}`, `--data-dir=${join(state, 'data')}`], {
+    cwd: consumer,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  server.stdout!.on('data', (d) => (out += d));
+  server.stderr!.on('data', (d) => (out += d));
+  try {
+    const status = await waitFor(
+      () =>
+        new Promise<number | undefined>((resolve) => {
+          const req = httpsGet({ host: '127.0.0.1', port, path: '/readyz', rejectUnauthorized: false }, (res) => {
+            res.resume();
+            resolve(res.statusCode === 200 ? 200 : undefined);
+          });
+          req.on('error', () => resolve(undefined));
+        }),
+      `the installed apiserver to be ready (output so far: ${out.slice(-500)})`,
+    );
+    expect(status).toBe(200);
+  } finally {
+    const exit = new Promise((r) => server.once('exit', r));
+    process.kill(-server.pid!, 'SIGTERM');
+    await exit;
+  }
+  const clet = spawnSync('npx', ['--no-install', 'clet', '--version'], { cwd: consumer, encoding: 'utf8' });
+  expect([clet.status, clet.stdout]).toEqual([0, expect.stringMatching(/^cl v\d+\.\d+\.\d+/)]);
 });
 
 describe('an Express service guarded by the JWT middleware and the webhook authorizer', () => {

@@ -1,0 +1,79 @@
+// The README as a new user follows it, on a fresh clone of the committed repository (what CI gets): the set-up,
+// `npm start` reaching a server that kubectl 1.33 talks to with the printed kubeconfig, the documented npx
+// commands, and `.ci/run` calling the README's test command. (`npm test` itself is what runs this suite, so it
+// is not run again inside it.)
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KUBECTL, freePort, waitFor } from '@cl/testing';
+
+jest.setTimeout(900_000);
+
+const ROOT = join(__dirname, '..', '..', '..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const env = { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', CL_SKIP_APT: '1' };
+let dir: string;
+let clone: string;
+let server: ChildProcess | undefined;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cl-quick-start-'));
+  clone = join(dir, 'cl');
+  execFileSync('git', ['clone', '--quiet', ROOT, clone]);
+});
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    // npm, the start script and the server are one process group: stop all of it.
+    const exit = new Promise((r) => server!.once('exit', r));
+    process.kill(-server.pid!, 'SIGTERM');
+    await exit;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The first shell block of a README section, as lines. */
+function quickStart(): string[] {
+  const section = README.slice(README.indexOf('## Quick start'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)![1];
+  return block.split('\n').filter(Boolean);
+}
+
+test('the Quick start shows the two commands, and CI runs the test one', () => {
+  const commands = quickStart().map((l) => l.split('#')[0].trim());
+  expect(commands).toEqual(['npm start', 'npm test']);
+  expect(readFileSync(join(ROOT, '.ci', 'run'), 'utf8')).toMatch(/^npm test$/m);
+});
+
+test('npm start on a fresh clone sets itself up and serves a control plane kubectl reaches', async () => {
+  const port = await freePort();
+  server = spawn('npm', ['start', '--', `--secure-port=${port}`, '--bind-address=127.0.0.1'], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  server.stdout!.on('data', (d) => (out += d));
+  server.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<never>((_, reject) => server!.once('exit', (code) => reject(new Error(`npm start exited ${code}:\n${out}`))));
+  // The README: "npm start prints the command to reach the server".
+  const command = await Promise.race([waitFor(() => /kubectl --kubeconfig (\S+) get --raw '\/readyz\?verbose'/.exec(out), 'the printed kubectl command', 3000, 100), exited]);
+  const kubeconfig = command[1];
+  const ready = await Promise.race([
+    waitFor(() => {
+      const r = spawnSync(KUBECTL, ['--kubeconfig', kubeconfig, 'get', '--raw', '/readyz?verbose'], { cwd: clone, encoding: 'utf8' });
+      return r.status === 0 && r.stdout;
+    }, 'kubectl to get a ready answer', 600, 200),
+    exited,
+  ]);
+  expect(ready).toMatch(/readyz check passed/);
+  expect(ready).toContain('[+]store ok');
+});
+
+test('the README\'s npx commands work as written in the clone', () => {
+  const file = join(dir, 'egress.yaml');
+  writeFileSync(file, 'apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: cluster\n  connection: {proxyProtocol: Direct}\n');
+  // README: npx nx build config && npx cl-config validate auth.yaml egress.yaml
+  expect(README).toContain('npx nx build config && npx cl-config validate');
+  const build = spawnSync('npx', ['nx', 'build', 'config'], { cwd: clone, env, encoding: 'utf8' });
+  expect(build.status).toBe(0);
+  const r = spawnSync('npx', ['cl-config', 'validate', file], { cwd: clone, env, encoding: 'utf8' });
+  expect([r.status, r.stdout]).toEqual([0, `${file}: valid EgressSelectorConfiguration\n`]);
+});
