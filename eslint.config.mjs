@@ -16,6 +16,7 @@ export default [
           depConstraints: [
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:lib'] },
           ],
         },
       ],
