@@ -85,6 +85,85 @@ describe.each(LIBS.map((l) => [l.pkg.name, l] as const))('%s', (name, lib) => {
   });
 });
 
+// The other libraries' README examples, run as the README writes them (CommonJS here; ESM loading is covered
+// per lib above). @cl/tracing and @cl/cri need a collector and a container runtime, which their own suites start.
+const examples: Array<[string, string, string | RegExp]> = [
+  ['@cl/cel', `
+    const { compileClaimValidationRule, parseClaimsJson } = require('@cl/cel');
+    const rule = compileClaimValidationRule("claims.email_verified == true && claims.email.endsWith('@example.com')");
+    const check = (json) => rule.evaluate({ claims: parseClaimsJson(json) });
+    console.log(check('{"email":"a@example.com","email_verified":true}'), check('{"email":"a@x.org","email_verified":true}'));`, 'true false\n'],
+  ['@cl/pki', `
+    const { createCA, issueClientCert } = require('@cl/pki');
+    const { X509Certificate } = require('node:crypto');
+    (async () => {
+      const ca = await createCA('my-ca');
+      const alice = await issueClientCert(ca, { cn: 'alice', groups: ['dev'] });
+      const cert = new X509Certificate(alice.certPem);
+      console.log(cert.subject.split('\\n').sort().join(','), cert.checkIssued(new X509Certificate(ca.certPem)));
+    })();`, 'CN=alice,O=dev true\n'],
+  ['@cl/flags', `
+    const { FlagSet, FeatureGate, types, featureGateMap } = require('@cl/flags');
+    const fs = new FlagSet('demo')
+      .add({ name: 'port', type: types.int32, default: 10250, usage: 'Serving port.', section: 'serving' })
+      .add({ name: 'sync-frequency', type: types.duration, default: 60000, usage: 'Sync period.', section: 'general' })
+      .add({ name: 'feature-gates', type: featureGateMap, default: {}, usage: 'Gates.', section: 'general' });
+    const r = fs.parse(['--port=8080', '--sync-frequency=2m', '--feature-gates=NodeSwap=false', '--port=x']);
+    const gates = new FeatureGate({ NodeSwap: { stage: 'BETA', default: true } });
+    gates.setFromMap(r.values['feature-gates']);
+    console.log(r.values['sync-frequency'], gates.enabled('NodeSwap'), r.errors.length);`, '120000 false 1\n'],
+  ['@cl/healthz', `
+    const http = require('node:http');
+    const { HealthChecks, pingCheck, BootStep } = require('@cl/healthz');
+    const checks = new HealthChecks({ log: () => {} });
+    checks.add(['healthz', 'livez', 'readyz'], pingCheck());
+    checks.add(['readyz'], new BootStep('poststarthook/my-step'));
+    const server = http.createServer(async (req, res) => { if (!(await checks.handle(req, res))) { res.statusCode = 404; res.end(); } });
+    server.listen(0, '127.0.0.1', () => {
+      http.get({ host: '127.0.0.1', port: server.address().port, path: '/readyz?verbose' }, (res) => {
+        let body = ''; res.on('data', (d) => (body += d)); res.on('end', () => { console.log(res.statusCode, body.includes('[-]poststarthook/my-step failed')); server.close(); });
+      });
+    });`, '500 true\n'],
+  ['@cl/logging', `
+    const { Logger } = require('@cl/logging');
+    const log = Logger.create({ format: 'json', verbosity: 2, stderr: { write: (s) => process.stdout.write(s) } });
+    log.named('pods').v(2, 'Pod started', { pod: 'default/web' });
+    log.named('pods').v(3, 'hidden');`, /^\{"ts":[\d.]+,"caller":"pods","msg":"Pod started","v":2,"pod":"default\/web"\}\n$/],
+  ['@cl/api', `
+    const { configMap, decode } = require('@cl/api');
+    try { decode(configMap, '{"metadata":{"name":"c"},"spec":{}}', 'Strict'); } catch (e) { console.log(e.message); }`,
+  'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "spec"\n'],
+  ['@cl/registry', `
+    const { SqliteStore } = require('@cl/store');
+    const { WatchCache } = require('@cl/registry');
+    (async () => {
+      const store = new SqliteStore('registry-example/store.db'); // in the installing project, removed with it
+      await store.put('/pods/a', JSON.stringify({ name: 'a' }));
+      const pods = new WatchCache(store, '/pods/', { decode: (kv) => JSON.parse(kv.value.toString()) });
+      await pods.start();
+      const w = pods.watch();
+      await store.put('/pods/b', JSON.stringify({ name: 'b' }));
+      const seen = [];
+      for await (const e of w) { seen.push(e.type + ' ' + e.object.name); if (seen.length === 2) break; }
+      console.log(seen.join(', '));
+      pods.stop(); await store.close();
+    })();`, 'ADDED a, ADDED b\n'],
+  ['@cl/egress', `
+    const net = require('node:net');
+    const { directDialer } = require('@cl/egress');
+    const server = net.createServer((s) => s.end('hello through the dialer')).listen(0, '127.0.0.1', async () => {
+      const conn = await directDialer.dial('127.0.0.1', server.address().port);
+      let got = ''; conn.on('data', (d) => (got += d)); conn.on('end', () => { console.log(got); server.close(); });
+    });`, 'hello through the dialer\n'],
+];
+
+test.each(examples)('the README example of %s runs in the installing project', (_name, script, want) => {
+  const r = node(['-e', script]);
+  expect(r.stderr).toBe('');
+  if (typeof want === 'string') expect(r.stdout).toBe(want);
+  else expect(r.stdout).toMatch(want);
+});
+
 test('npx cl-config validate, in the installing project: a good file passes, a bad one lists its errors', () => {
   const good = join(consumer, 'egress.yaml');
   writeFileSync(good, 'apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: cluster\n  connection: {proxyProtocol: Direct}\n');
