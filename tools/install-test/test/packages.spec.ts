@@ -60,7 +60,13 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-const node = (args: string[], input?: string) => spawnSync(process.execPath, args, { cwd: consumer, encoding: 'utf8', input });
+// nx forces colour on its children; console.log would then colour numbers and booleans in what is compared.
+const plainEnv = (() => {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.FORCE_COLOR;
+  return env;
+})();
+const node = (args: string[], input?: string) => spawnSync(process.execPath, args, { cwd: consumer, encoding: 'utf8', input, env: plainEnv });
 
 describe.each(LIBS.map((l) => [l.pkg.name, l] as const))('%s', (name, lib) => {
   test('the tarball holds compiled code, types, README and package.json, and no sources', () => {
@@ -278,9 +284,9 @@ describe('an Express service guarded by the JWT middleware and the webhook autho
       app.use(jwtMiddleware(verifier));
       app.use('/k8s', authorizationMiddleware(chain, { user: (req) => req.user }));
       app.get('/k8s/api/v1/namespaces/ns/pods/p', (req, res) => res.json({ user: req.user.username }));
-      const server = app.listen(0, '127.0.0.1', () => console.log(server.address().port));
+      const server = app.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
     `);
-    service = spawn(process.execPath, ['service.mjs'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'] });
+    service = spawn(process.execPath, ['service.mjs'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'], env: plainEnv });
     let err = '';
     service.stderr!.on('data', (d) => (err += d));
     const port = await new Promise<string>((resolve, reject) => {
