@@ -139,10 +139,12 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
   const kernelErrs = checkKernelDefaults(config.protectKernelDefaults, logLine);
   if (kernelErrs.length > 0) throw new Error(kernelErrs.length === 1 ? kernelErrs[0] : `[${kernelErrs.join(', ')}]`);
 
+  const probeMetrics = new Registry();
   const podManager: PodManager = createPodManager({
     config,
     nodeName,
     log: logFn(log.named('pods')),
+    probeMetrics,
     rootDir: flags.rootDir,
     podInfraContainerImage: flags.podInfraContainerImage,
     minimumContainerTTLDuration: flags.minimumContainerTTLDuration,
@@ -201,6 +203,7 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     systemLogDir: '/var/log',
     log: logLine,
     checkpoint: r.gates.enabled('ContainerCheckpoint'),
+    probeMetrics,
     streamingIdleTimeoutMs: parseDuration(config.streamingConnectionIdleTimeout || '0s'),
     setVerbosity: (v) => {
       log.verbosity = v;

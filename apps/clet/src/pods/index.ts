@@ -1,6 +1,7 @@
 import type { CletConfiguration } from '../config/types';
 import { CriPodManager } from './pod-manager';
 import type { LogFn } from '../log';
+import type { Registry } from 'prom-client';
 
 /**
  * What the node agent's CLI hands the pod runtime.
@@ -37,6 +38,8 @@ export interface PodManagerOptions {
   maximumDeadContainersPerContainer?: number;
   maximumDeadContainers?: number;
   nodeIP?: string;
+  /** Where prober_probe_total and prober_probe_duration_seconds go (/metrics/probes). */
+  probeMetrics?: Registry;
   containerLogsDir?: string;
   relistPeriodMs?: number;
   housekeepingPeriodMs?: number;

@@ -4,6 +4,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CriClient } from '@cl/cri';
+import { Registry } from 'prom-client';
 import { formatDuration, parseDuration } from '@cl/flags';
 import type { CletConfiguration } from '../config/types';
 import type { Pod } from './api-types';
@@ -11,10 +12,11 @@ import { CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from './decode';
 import { collectContainers, collectImages, rotateContainerLogs } from './gc';
 import { ImagePuller } from './image-puller';
 import { logLine, type LogFn } from './log';
-import { PodRuntime, PodRuntimeState, PodSyncState, newSyncState } from './pod-runtime';
+import { PodRuntime, PodRuntimeState, PodSyncState, gracePeriodSeconds, newSyncState } from './pod-runtime';
 import { podStatus } from './pod-status';
 import { parseQuantity } from './quantity';
-import { LABEL_POD_UID, RuntimeSpecContext, podFullName } from './runtime-spec';
+import { LABEL_CONTAINER_NAME, LABEL_POD_UID, RuntimeSpecContext, podFullName } from './runtime-spec';
+import { ProbeManager, type RunningContainer } from './probe-manager';
 import { appArmorAdmission, hostHasAppArmor, sysctlAdmission, type AdmissionRejection } from './security-context';
 import { FileSource, HttpSource, PodSource } from './sources';
 import type { PodManager, PodManagerOptions } from './index';
@@ -52,6 +54,7 @@ export class CriPodManager implements PodManager {
   private stopped = false;
   private readonly ctx: RuntimeSpecContext;
   private readonly admitters: Array<(pod: Pod) => AdmissionRejection | null>;
+  private probes: ProbeManager | undefined;
   private readonly nodeIP: string;
   private firstUpdate: (() => void) | undefined;
 
@@ -85,6 +88,15 @@ export class CriPodManager implements PodManager {
     this.runtimeName = (await this.cri.version()).runtimeName || 'containerd';
     const puller = new ImagePuller(this.cri, { serialize: c.serializeImagePulls ?? true, qps: c.registryPullQPS ?? 5, burst: c.registryBurst ?? 10 }, this.log);
     this.runtime = new PodRuntime(this.cri, puller, this.ctx, this.log);
+    const cri = this.cri;
+    this.probes = new ProbeManager(cri, this.opts.probeMetrics ?? new Registry(), {
+      unhealthy: (pod, container, id, type, grace, message) => {
+        this.log(logLine(`Container ${container.name} failed ${type.toLowerCase()} probe, will be restarted`, { pod: podFullName(pod), containerID: id, message }));
+        const seconds = grace ?? gracePeriodSeconds(pod);
+        void cri.stopContainer(id, seconds).catch((e: Error) => this.log(logLine('Failed to kill an unhealthy container', { containerID: id }, { severity: 'E', err: e }))).then(() => this.requestSync(pod.metadata.uid!));
+      },
+      changed: (uid) => this.requestSync(uid),
+    }, this.log);
 
     const firstUpdate = new Promise<void>((resolve) => { this.firstUpdate = resolve; });
     const onSet = (source: 'file' | 'http', pods: Pod[]) => this.onSourceSet(source, pods);
@@ -123,6 +135,7 @@ export class CriPodManager implements PodManager {
     for (const s of this.sources) s.stop();
     for (const t of this.timers) clearInterval(t);
     for (const t of this.retryTimers.values()) clearTimeout(t);
+    this.probes?.stop();
     await Promise.all([...this.workers.values()].map((w) => w.done.catch(() => undefined)));
     await Promise.all([...this.inFlight]);
     this.cri?.close();
@@ -169,6 +182,7 @@ export class CriPodManager implements PodManager {
         this.entries.delete(uid);
         this.seen.delete(uid);
         this.log(logLine('Pod removed from its source, killing it', { podUID: uid }));
+        this.probes?.removePod(uid);
         this.requestSync(uid); // the worker finds no entry and kills the pod
       }
     }
@@ -243,7 +257,15 @@ export class CriPodManager implements PodManager {
   }
 
   private updateStatus(entry: Entry, st: PodRuntimeState): void {
-    entry.status = podStatus(entry.pod, st, entry.ss, { nodeIP: this.nodeIP, runtimeName: this.runtimeName });
+    // Probe workers follow the running containers; their results feed the container's ready and started.
+    const pod = entry.pod;
+    const running: RunningContainer[] = [];
+    for (const c of [...pod.spec.containers, ...(pod.spec.initContainers ?? []).filter((i) => i.restartPolicy === 'Always')]) {
+      const latest = st.containers.find((x) => x.labels[LABEL_CONTAINER_NAME] === c.name);
+      if (latest?.state === 'CONTAINER_RUNNING') running.push({ container: c, containerID: latest.id, startedAt: Number(BigInt(latest.startedAt || '0') / 1_000_000n) });
+    }
+    this.probes?.sync(pod, running, pod.spec.hostNetwork ? this.nodeIP : entry.ss.podIP ?? '');
+    entry.status = podStatus(entry.pod, st, entry.ss, { nodeIP: this.nodeIP, runtimeName: this.runtimeName, probes: this.probes });
     // The relist compares against what the last sync decided on, not what it left: whatever changed
     // since (including a container that exited while the sync ran, and the sync's own starts) earns
     // one more sync, as upstream's PLEG events do.

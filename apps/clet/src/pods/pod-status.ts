@@ -32,9 +32,15 @@ interface Counts {
   pendingInit: number; pendingSidecars: number; failedInit: number;
 }
 
-export interface StatusContext { nodeIP: string; runtimeName: string; now?: () => string }
+export interface StatusContext {
+  nodeIP: string;
+  runtimeName: string;
+  now?: () => string;
+  /** Probe results: a running container is ready and started only as its probes say. */
+  probes?: { ready(containerID: string): boolean; started(containerID: string): boolean };
+}
 
-function statusOf(c: Container, st: PodRuntimeState, ss: PodSyncState, rn: string, defaultWaiting: string): ContainerStatus {
+function statusOf(c: Container, st: PodRuntimeState, ss: PodSyncState, rn: string, defaultWaiting: string, probes?: StatusContext['probes']): ContainerStatus {
   const [latest, prev] = st.containers.filter((x) => x.labels[LABEL_CONTAINER_NAME] === c.name);
   const waiting = ss.waiting.get(c.name);
   const out: ContainerStatus = {
@@ -44,8 +50,8 @@ function statusOf(c: Container, st: PodRuntimeState, ss: PodSyncState, rn: strin
   if (latest) out.containerID = `${rn}://${latest.id}`;
   if (latest?.state === 'CONTAINER_RUNNING') {
     out.state = { running: { startedAt: iso(latest.startedAt) } };
-    out.ready = true;
-    out.started = true;
+    out.ready = probes ? probes.ready(latest.id) : true;
+    out.started = probes ? probes.started(latest.id) : true;
     if (prev && prev.state === 'CONTAINER_EXITED') out.lastState = terminated(prev, rn);
   } else if (latest?.state === 'CONTAINER_EXITED') {
     if (waiting) {
@@ -68,7 +74,7 @@ export function podStatus(pod: Pod, st: PodRuntimeState, ss: PodSyncState, ctx: 
   const counts: Counts = { running: 0, waiting: 0, stopped: 0, succeeded: 0, unknown: 0, pendingInit: 0, pendingSidecars: 0, failedInit: 0 };
   const inits = pod.spec.initContainers ?? [];
   const initStatuses = inits.map((c) => {
-    const s = statusOf(c, st, ss, rn, 'PodInitializing');
+    const s = statusOf(c, st, ss, rn, 'PodInitializing', ctx.probes);
     const sidecar = c.restartPolicy === 'Always';
     const t = s.state.terminated;
     if (!sidecar) {
@@ -86,7 +92,7 @@ export function podStatus(pod: Pod, st: PodRuntimeState, ss: PodSyncState, ctx: 
     return s;
   });
   const statuses = pod.spec.containers.map((c) => {
-    const s = statusOf(c, st, ss, rn, inits.length ? 'PodInitializing' : 'ContainerCreating');
+    const s = statusOf(c, st, ss, rn, inits.length ? 'PodInitializing' : 'ContainerCreating', ctx.probes);
     // A container that exited and will not run again shows its exit even if a waiting reason was left.
     const latest = st.containers.find((x) => x.labels[LABEL_CONTAINER_NAME] === c.name);
     if (latest?.state === 'CONTAINER_EXITED' && (ss.terminal || !shouldRestart(pod, latest.exitCode)) && s.state.waiting) {

@@ -1,4 +1,4 @@
-// Field errors of pod and container securityContext, worded as upstream's ValidatePodCreate words them, so a
+// Field errors of pod and container securityContext and of probes, worded as upstream's ValidatePodCreate words them, so a
 // static pod asking for something the runtime cannot be given is refused rather than run differently.
 import { FieldPath, fieldErrors } from '@cl/config';
 import type { Container, Pod } from './api-types';
@@ -68,6 +68,39 @@ export function validateContainerSecurity(pod: Pod, c: Container, p: FieldPath, 
     // Unmasked /proc is only safe inside a user namespace.
     else if (sc.procMount === 'Unmasked' && (pod.spec as { hostUsers?: boolean }).hostUsers !== false) {
       errs.push(fieldErrors.invalid(sp.child('procMount'), sc.procMount, '`hostUsers` must be false to use `Unmasked`'));
+    }
+  }
+}
+
+const PROBES = [
+  ['livenessProbe', 'liveness'],
+  ['readinessProbe', 'readiness'],
+  ['startupProbe', 'startup'],
+] as const;
+const HANDLERS = ['exec', 'httpGet', 'tcpSocket', 'grpc'];
+
+/** Probes as ValidateProbe words them: one handler, non-negative timings, successThreshold 1 where it must be. */
+export function validateContainerProbes(c: Container, p: FieldPath, errs: Error[]): void {
+  for (const [field, kind] of PROBES) {
+    const probe = (c as Record<string, unknown>)[field] as Record<string, unknown> | undefined;
+    if (!probe) continue;
+    const pp = p.child(field);
+    const handlers = HANDLERS.filter((h) => probe[h] !== undefined);
+    if (handlers.length === 0) errs.push(fieldErrors.required(pp, 'must specify a handler type'));
+    else if (handlers.length > 1) errs.push(fieldErrors.forbidden(pp.child(handlers[1]), 'may not specify more than 1 handler type'));
+    for (const t of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']) {
+      const v = probe[t];
+      if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 0)) errs.push(fieldErrors.invalid(pp.child(t), v, 'must be greater than or equal to 0'));
+    }
+    if (kind !== 'readiness' && probe.successThreshold !== undefined && probe.successThreshold !== 1) {
+      errs.push(fieldErrors.invalid(pp.child('successThreshold'), probe.successThreshold, 'must be 1'));
+    }
+    if (kind === 'readiness' && probe.terminationGracePeriodSeconds !== undefined) {
+      errs.push(fieldErrors.invalid(pp.child('terminationGracePeriodSeconds'), probe.terminationGracePeriodSeconds, 'must not be set for readinessProbes'));
+    }
+    const grpc = probe.grpc as { port?: unknown } | undefined;
+    if (grpc && (typeof grpc.port !== 'number' || grpc.port < 1 || grpc.port > 65535)) {
+      errs.push(fieldErrors.invalid(pp.child('grpc', 'port'), grpc.port, 'must be between 1 and 65535, inclusive'));
     }
   }
 }

@@ -2,7 +2,7 @@
 // plus the 1.32+ rule that static pods must not reference API objects.
 import { FieldPath, fieldErrors } from '@cl/config';
 import type { Container, Pod } from './api-types';
-import { validateContainerSecurity, validatePodSecurity } from './validate-security';
+import { validateContainerProbes, validateContainerSecurity, validatePodSecurity } from './validate-security';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -40,6 +40,7 @@ function validateContainers(pod: Pod, list: unknown, path: FieldPath, volumeName
       if (!m.mountPath) errs.push(fieldErrors.required(p.child('volumeMounts').index(j).child('mountPath')));
     }
     validateContainerSecurity(pod, c, p, errs);
+    validateContainerProbes(c, p, errs);
     for (const [j, port] of (c.ports ?? []).entries()) {
       const n = port.containerPort;
       if (!Number.isInteger(n) || n < 1 || n > 65535) {

@@ -1,0 +1,114 @@
+// Probes against a real private containerd: a failing liveness probe restarts the container, a readiness
+// probe holds Ready false until it passes, a startup probe holds liveness and readiness back, an httpGet probe
+// reaches a server in a host-network pod on 127.0.0.1, and every attempt is counted in prober_probe_total.
+import { waitFor as poll } from '@cl/testing';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Registry } from 'prom-client';
+import type { CletConfiguration } from '../src/config/types';
+import { createPodManager, type Pod, type PodManager } from '../src/pods';
+import { freePort } from './clet-harness';
+// tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { ensureTestImages, PrivateContainerd, startContainerd } from '../../../tools/containerd/harness';
+
+jest.setTimeout(180_000);
+
+let ctd: PrivateContainerd;
+let images: { busybox: string; pause: string };
+let tmp: string;
+let manifests: string;
+let mgr: PodManager;
+const probeMetrics = new Registry();
+
+beforeAll(async () => {
+  ctd = await startContainerd();
+  images = ensureTestImages(ctd.socket);
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-pods-probes-'));
+  manifests = path.join(tmp, 'manifests');
+  fs.mkdirSync(manifests);
+  mgr = createPodManager({
+    config: {
+      staticPodPath: manifests, staticPodURL: '', staticPodURLHeader: {}, fileCheckFrequency: '1s', httpCheckFrequency: '1s',
+      syncFrequency: '1m0s', containerRuntimeEndpoint: ctd.endpoint, imageServiceEndpoint: '', runtimeRequestTimeout: '2m0s',
+      serializeImagePulls: true, registryPullQPS: 5, registryBurst: 10, maxPods: 110, podLogsDir: path.join(tmp, 'pod-logs'),
+      runOnce: false, resolvConf: '', clusterDNS: [], clusterDomain: '',
+    } as unknown as CletConfiguration,
+    nodeName: 'node1', log: () => undefined, rootDir: path.join(tmp, 'root'), nodeIP: '127.0.0.1',
+    podInfraContainerImage: images.pause, containerLogsDir: path.join(tmp, 'containers'), probeMetrics,
+    containerGCPeriodMs: 3_600_000, imageGCPeriodMs: 3_600_000, housekeepingPeriodMs: 3_600_000,
+  });
+  await mgr.start();
+});
+
+afterAll(async () => {
+  await mgr?.stop();
+  await ctd?.stop();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function writePod(name: string, script: string, container: object): void {
+  const pod = {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name },
+    spec: {
+      hostNetwork: true, terminationGracePeriodSeconds: 0,
+      containers: [{ name: 'c', image: images.busybox, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', script], ...container }],
+    },
+  };
+  const file = path.join(manifests, `${name}.json`);
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(pod));
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+const podNamed = (name: string) => (mgr.pods() as Pod[]).find((p) => p.metadata.name === `${name}-node1`);
+const container = (name: string) => podNamed(name)?.status?.containerStatuses?.[0];
+const condition = (name: string, type: string) => podNamed(name)?.status?.conditions?.find((c) => c.type === type)?.status;
+const waitFor = <T>(what: string, fn: () => T | undefined | null | false) => poll(fn, what, 900, 200);
+
+test('a failing liveness probe restarts the container', async () => {
+  writePod('live', 'touch /tmp/healthy; sleep 2; rm /tmp/healthy; exec sleep 600', {
+    livenessProbe: { exec: { command: ['cat', '/tmp/healthy'] }, periodSeconds: 1, failureThreshold: 2 },
+  });
+  await waitFor('the container to run', () => container('live')?.state.running);
+  const restarted = await waitFor('a restart', () => (container('live')?.restartCount ?? 0) >= 1 && container('live'));
+  expect(restarted.lastState.terminated).toBeDefined();
+});
+
+test('a readiness probe holds Ready false until it passes', async () => {
+  writePod('ready', 'sleep 3; touch /tmp/ready; exec sleep 600', {
+    readinessProbe: { exec: { command: ['test', '-f', '/tmp/ready'] }, periodSeconds: 1 },
+  });
+  const early = await waitFor('the container to run', () => container('ready')?.state.running && container('ready'));
+  expect(early.ready).toBe(false);
+  expect(condition('ready', 'Ready')).toBe('False');
+  await waitFor('Ready', () => condition('ready', 'Ready') === 'True');
+  expect(container('ready')).toMatchObject({ ready: true, started: true });
+  expect(condition('ready', 'ContainersReady')).toBe('True');
+});
+
+test('a startup probe holds the container unstarted and unready until it passes', async () => {
+  writePod('startup', 'sleep 3; touch /tmp/started; exec sleep 600', {
+    startupProbe: { exec: { command: ['test', '-f', '/tmp/started'] }, periodSeconds: 1, failureThreshold: 30 },
+    readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 },
+    // Would restart the container at once if it ran before the startup probe passed.
+    livenessProbe: { exec: { command: ['test', '-f', '/tmp/started'] }, periodSeconds: 1, failureThreshold: 1 },
+  });
+  const early = await waitFor('the container to run', () => container('startup')?.state.running && container('startup'));
+  expect([early.started, early.ready]).toEqual([false, false]);
+  await waitFor('started and ready', () => container('startup')?.started && container('startup')?.ready);
+  expect(container('startup')!.restartCount).toBe(0);
+});
+
+test('an httpGet probe reaches a host-network server on 127.0.0.1; attempts are counted by result', async () => {
+  const port = await freePort();
+  writePod('web', `mkdir /www && echo ok > /www/index.html && exec httpd -f -p 127.0.0.1:${port} -h /www`, {
+    ports: [{ name: 'http', containerPort: port }],
+    readinessProbe: { httpGet: { path: '/', port: 'http' }, periodSeconds: 1 },
+  });
+  await waitFor('the server to run', () => container('web')?.state.running);
+  await waitFor('Ready', () => condition('web', 'Ready') === 'True');
+  const text = await probeMetrics.metrics();
+  expect(text).toMatch(/prober_probe_total\{probe_type="Readiness",result="successful",container="c",pod="web-node1",namespace="default",pod_uid="[^"]+"\} [1-9]/);
+  expect(text).toMatch(/prober_probe_total\{probe_type="Liveness",result="failed",container="c",pod="live-node1",namespace="default",pod_uid="[^"]+"\} [1-9]/);
+});
