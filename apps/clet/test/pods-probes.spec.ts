@@ -1,6 +1,7 @@
-// Probes against a real private containerd: a failing liveness probe restarts the container, a readiness
-// probe holds Ready false until it passes, a startup probe holds liveness and readiness back, an httpGet probe
-// reaches a server in a host-network pod on 127.0.0.1, and every attempt is counted in prober_probe_total.
+// Probes and lifecycle hooks against a real private containerd: a failing liveness probe restarts the container,
+// a readiness probe holds Ready false until it passes, a startup probe holds liveness and readiness back, an
+// httpGet probe reaches a server in a host-network pod on 127.0.0.1, every attempt is counted in
+// prober_probe_total; postStart and preStop leave their marks, and a failing postStart kills the container.
 import { waitFor as poll } from '@cl/testing';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -48,12 +49,13 @@ afterAll(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-function writePod(name: string, script: string, container: object): void {
+function writePod(name: string, script: string, container: object, spec: object = {}): void {
   const pod = {
     apiVersion: 'v1', kind: 'Pod', metadata: { name },
     spec: {
       hostNetwork: true, terminationGracePeriodSeconds: 0,
       containers: [{ name: 'c', image: images.busybox, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', script], ...container }],
+      ...spec,
     },
   };
   const file = path.join(manifests, `${name}.json`);
@@ -111,4 +113,35 @@ test('an httpGet probe reaches a host-network server on 127.0.0.1; attempts are 
   const text = await probeMetrics.metrics();
   expect(text).toMatch(/prober_probe_total\{probe_type="Readiness",result="successful",container="c",pod="web-node1",namespace="default",pod_uid="[^"]+"\} [1-9]/);
   expect(text).toMatch(/prober_probe_total\{probe_type="Liveness",result="failed",container="c",pod="live-node1",namespace="default",pod_uid="[^"]+"\} [1-9]/);
+});
+
+describe('lifecycle hooks', () => {
+  let marks: string;
+  beforeAll(() => {
+    marks = path.join(tmp, 'marks');
+    fs.mkdirSync(marks);
+  });
+  const mount = { volumeMounts: [{ name: 'marks', mountPath: '/marks' }] };
+
+  test('postStart runs before the container counts as started; preStop runs when the pod is killed', async () => {
+    writePod('hooks', 'exec sleep 600', {
+      ...mount,
+      lifecycle: {
+        postStart: { exec: { command: ['sh', '-c', 'echo started > /marks/post-start'] } },
+        preStop: { exec: { command: ['sh', '-c', 'echo stopping > /marks/pre-stop'] } },
+      },
+    }, { volumes: [{ name: 'marks', hostPath: { path: marks } }], terminationGracePeriodSeconds: 5 });
+    await waitFor('the container to run', () => container('hooks')?.state.running);
+    expect(fs.readFileSync(path.join(marks, 'post-start'), 'utf8')).toBe('started\n');
+    expect(fs.existsSync(path.join(marks, 'pre-stop'))).toBe(false);
+    fs.rmSync(path.join(manifests, 'hooks.json'));
+    await waitFor('the preStop mark', () => fs.existsSync(path.join(marks, 'pre-stop')));
+    expect(fs.readFileSync(path.join(marks, 'pre-stop'), 'utf8')).toBe('stopping\n');
+  });
+
+  test('a failing postStart kills the container, which restarts', async () => {
+    writePod('bad-hook', 'exec sleep 600', { lifecycle: { postStart: { exec: { command: ['sh', '-c', 'echo nope; exit 3'] } } } });
+    const restarted = await waitFor('a restart after the failed hook', () => (container('bad-hook')?.restartCount ?? 0) >= 1 && container('bad-hook'));
+    expect(restarted.lastState.terminated).toBeDefined();
+  });
 });

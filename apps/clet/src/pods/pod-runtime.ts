@@ -11,10 +11,12 @@ import { Backoff } from './backoff';
 import { ImageError, ImagePuller } from './image-puller';
 import { logLine, type LogFn } from './log';
 import {
-  ANN_CONTAINER_HASH, ANN_RESTART_COUNT, LABEL_CONTAINER_NAME, LABEL_POD_UID, RuntimeSpecContext, containerConfig,
+  ANN_CONTAINER_HASH, ANN_PRESTOP, ANN_RESTART_COUNT, LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID,
+  RuntimeSpecContext, containerConfig,
   containerHash, legacyLogSymlink, podLogDir, prepareVolumes, sandboxConfig,
 } from './runtime-spec';
 import { runAsNonRootViolation } from './security-context';
+import { runHook, type LifecycleHandler } from './lifecycle-hooks';
 
 /** What the runtime holds for one pod; sandboxes and containers newest first. */
 export interface PodRuntimeState {
@@ -57,6 +59,7 @@ export function newSyncState(): PodSyncState {
 }
 
 const MIN_GRACE_SECONDS = 2;
+const POST_START_BUDGET_SECONDS = 120;
 
 export function gracePeriodSeconds(pod: Pod): number {
   const g = pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
@@ -192,7 +195,7 @@ export class PodRuntime {
           continue;
         }
         this.log(logLine('Container definition changed, will be restarted', { pod: pod.metadata.name, container: c.name }));
-        await this.stopContainer(latest.id, gracePeriodSeconds(pod));
+        await this.stopContainer(latest.id, gracePeriodSeconds(pod), latest, run.podIP);
       }
       if (latest && (latest.state === 'CONTAINER_CREATED' || latest.state === 'CONTAINER_UNKNOWN')) {
         await this.stopContainer(latest.id, gracePeriodSeconds(pod));
@@ -323,6 +326,17 @@ export class PodRuntime {
       this.log(logLine('Failed to start container', { pod: pod.metadata.name, container: c.name, err: (e as Error).message }));
       return;
     }
+    const postStart = (c.lifecycle as { postStart?: LifecycleHandler } | undefined)?.postStart;
+    if (postStart) {
+      // Upstream waits for postStart without a deadline of its own; the runtime's request timeout bounds it here.
+      const failure = await runHook(postStart, pod, c.name, { containerID: id, podIP, ports: c.ports ?? [] }, this.cri, POST_START_BUDGET_SECONDS);
+      if (failure) {
+        this.log(logLine('PostStartHook failed', { pod: pod.metadata.name, container: c.name }, { severity: 'E', err: failure }));
+        await this.stopContainer(id, gracePeriodSeconds(pod));
+        ss.waiting.set(c.name, { reason: 'PostStartHookError', message: failure });
+        return;
+      }
+    }
     this.linkLegacyLog(pod, c, id, restartCount);
   }
 
@@ -351,7 +365,23 @@ export class PodRuntime {
     }
   }
 
-  private async stopContainer(id: string, graceSeconds: number): Promise<void> {
+  /**
+   * Stops a container; a running one first runs its preStop hook (kept in its annotations, so orphans too), within
+   * the grace period, and the runtime gets what is left of it (at least 2 s), as upstream's killContainer.
+   */
+  private async stopContainer(id: string, graceSeconds: number, running?: CriContainerStatus, podIP = ''): Promise<void> {
+    const preStop = running?.state === 'CONTAINER_RUNNING' ? running.annotations[ANN_PRESTOP] : undefined;
+    if (preStop) {
+      const begun = Date.now();
+      const pod = { metadata: { name: running!.labels[LABEL_POD_NAME], namespace: running!.labels[LABEL_POD_NAMESPACE], uid: running!.labels[LABEL_POD_UID] } } as Pod;
+      const name = running!.labels[LABEL_CONTAINER_NAME];
+      const failure = await Promise.race([
+        runHook(JSON.parse(preStop) as LifecycleHandler, pod, name, { containerID: id, podIP, ports: [] }, this.cri, graceSeconds),
+        new Promise<string>((r) => setTimeout(() => r(`PreStop hook for Container ${JSON.stringify(name)} did not complete within ${graceSeconds}s`), graceSeconds * 1000).unref()),
+      ]);
+      if (failure) this.log(logLine('PreStop hook failed', { pod: pod.metadata.name, container: name }, { severity: 'E', err: failure }));
+      graceSeconds = Math.max(MIN_GRACE_SECONDS, graceSeconds - Math.floor((Date.now() - begun) / 1000));
+    }
     try {
       await this.cri.stopContainer(id, graceSeconds);
     } catch (e) {
@@ -375,9 +405,10 @@ export class PodRuntime {
     // Without the pod (an orphan) the grace period comes from the container's own annotation.
     const grace = (c: CriContainerStatus) => pod ? gracePeriodSeconds(pod)
       : Math.max(MIN_GRACE_SECONDS, Number(c.annotations['io.kubernetes.pod.terminationGracePeriod'] ?? 30) || 30);
+    const podIP = pod?.spec.hostNetwork ? this.ctx.nodeIP : st.sandboxIP;
     await Promise.all(st.containers
       .filter((c) => c.state !== 'CONTAINER_EXITED')
-      .map((c) => this.stopContainer(c.id, grace(c))));
+      .map((c) => this.stopContainer(c.id, grace(c), c, podIP)));
     await this.stopReadySandboxes(st);
   }
 }

@@ -19,6 +19,7 @@ export const ANN_TERMINATION_MESSAGE_PATH = 'io.kubernetes.container.termination
 export const ANN_TERMINATION_MESSAGE_POLICY = 'io.kubernetes.container.terminationMessagePolicy';
 export const ANN_GRACE_PERIOD = 'io.kubernetes.pod.terminationGracePeriod';
 export const ANN_PORTS = 'io.kubernetes.container.ports';
+export const ANN_PRESTOP = 'io.kubernetes.container.preStopHandler';
 
 export interface RuntimeSpecContext {
   podLogsDir: string;
@@ -261,6 +262,8 @@ export function containerConfig(ctx: RuntimeSpecContext, pod: Pod, c: Container,
   };
   if (pod.spec.terminationGracePeriodSeconds !== undefined) annotations[ANN_GRACE_PERIOD] = String(pod.spec.terminationGracePeriodSeconds);
   if (c.ports?.length) annotations[ANN_PORTS] = JSON.stringify(c.ports);
+  const preStop = (c.lifecycle as { preStop?: unknown } | undefined)?.preStop;
+  if (preStop) annotations[ANN_PRESTOP] = JSON.stringify(preStop);
   return {
     metadata: { name: c.name, attempt: restartCount },
     image: { image: imageRef, userSpecifiedImage: c.image },

@@ -58,6 +58,10 @@ test.each([
   [pod({}, { securityContext: { seccompProfile: { type: 'Localhost' } } }), 'spec.containers[0].securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp type is Localhost'],
   [pod({}, { securityContext: { procMount: 'Unmasked' } }), 'spec.containers[0].securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`'],
   [pod({ securityContext: { sysctls: [{ name: 'Kernel.X', value: '1' }] } }), 'spec.securityContext.sysctls[0].name: Invalid value: "Kernel.X": must have at most 253 characters and match regex ^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$'],
+  [pod({}, { livenessProbe: { periodSeconds: 1 } }), 'spec.containers[0].livenessProbe: Required value: must specify a handler type'],
+  [pod({}, { livenessProbe: { exec: { command: ['true'] }, successThreshold: 2 } }), 'spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1'],
+  [pod({}, { readinessProbe: { exec: { command: ['true'] }, tcpSocket: { port: 80 } } }), 'spec.containers[0].readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type'],
+  [pod({}, { lifecycle: { preStop: { sleep: { seconds: -1 } } } }), 'spec.containers[0].lifecycle.preStop.sleep.seconds: Invalid value: -1: must be non-negative'],
 ])('validation %#', (p, error) => {
   expect(validatePod(p)).toContain(error);
 });

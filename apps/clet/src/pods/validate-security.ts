@@ -104,3 +104,18 @@ export function validateContainerProbes(c: Container, p: FieldPath, errs: Error[
     }
   }
 }
+
+/** postStart/preStop: one handler each (sleep's seconds non-negative), as ValidateLifecycle words it. */
+export function validateContainerLifecycle(c: Container, p: FieldPath, errs: Error[]): void {
+  const lifecycle = (c as Record<string, unknown>).lifecycle as Record<string, Record<string, unknown> | undefined> | undefined;
+  for (const hook of ['postStart', 'preStop']) {
+    const h = lifecycle?.[hook];
+    if (!h) continue;
+    const hp = p.child('lifecycle', hook);
+    const handlers = ['exec', 'httpGet', 'tcpSocket', 'sleep'].filter((k) => h[k] !== undefined);
+    if (handlers.length === 0) errs.push(fieldErrors.required(hp, 'must specify a handler type'));
+    else if (handlers.length > 1) errs.push(fieldErrors.forbidden(hp.child(handlers[1]), 'may not specify more than 1 handler type'));
+    const sleep = h.sleep as { seconds?: unknown } | undefined;
+    if (sleep && (typeof sleep.seconds !== 'number' || sleep.seconds < 0)) errs.push(fieldErrors.invalid(hp.child('sleep', 'seconds'), sleep.seconds, 'must be non-negative'));
+  }
+}

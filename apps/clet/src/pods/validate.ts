@@ -2,7 +2,7 @@
 // plus the 1.32+ rule that static pods must not reference API objects.
 import { FieldPath, fieldErrors } from '@cl/config';
 import type { Container, Pod } from './api-types';
-import { validateContainerProbes, validateContainerSecurity, validatePodSecurity } from './validate-security';
+import { validateContainerLifecycle, validateContainerProbes, validateContainerSecurity, validatePodSecurity } from './validate-security';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -41,6 +41,7 @@ function validateContainers(pod: Pod, list: unknown, path: FieldPath, volumeName
     }
     validateContainerSecurity(pod, c, p, errs);
     validateContainerProbes(c, p, errs);
+    validateContainerLifecycle(c, p, errs);
     for (const [j, port] of (c.ports ?? []).entries()) {
       const n = port.containerPort;
       if (!Number.isInteger(n) || n < 1 || n > 65535) {
