@@ -4,66 +4,33 @@
 // prober_probe_total; postStart and preStop leave their marks, and a failing postStart kills the container.
 import { waitFor as poll } from '@cl/testing';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Registry } from 'prom-client';
-import type { CletConfiguration } from '../src/config/types';
-import { createPodManager, type Pod, type PodManager } from '../src/pods';
 import { freePort } from './clet-harness';
-// tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { ensureTestImages, PrivateContainerd, startContainerd } from '../../../tools/containerd/harness';
+import { startStaticPodEnv, type StaticPodEnv } from './static-pods';
 
 jest.setTimeout(180_000);
 
-let ctd: PrivateContainerd;
-let images: { busybox: string; pause: string };
+let env: StaticPodEnv;
 let tmp: string;
 let manifests: string;
-let mgr: PodManager;
 const probeMetrics = new Registry();
 
 beforeAll(async () => {
-  ctd = await startContainerd();
-  images = ensureTestImages(ctd.socket);
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-pods-probes-'));
-  manifests = path.join(tmp, 'manifests');
-  fs.mkdirSync(manifests);
-  mgr = createPodManager({
-    config: {
-      staticPodPath: manifests, staticPodURL: '', staticPodURLHeader: {}, fileCheckFrequency: '1s', httpCheckFrequency: '1s',
-      syncFrequency: '1m0s', containerRuntimeEndpoint: ctd.endpoint, imageServiceEndpoint: '', runtimeRequestTimeout: '2m0s',
-      serializeImagePulls: true, registryPullQPS: 5, registryBurst: 10, maxPods: 110, podLogsDir: path.join(tmp, 'pod-logs'),
-      runOnce: false, resolvConf: '', clusterDNS: [], clusterDomain: '',
-    } as unknown as CletConfiguration,
-    nodeName: 'node1', log: () => undefined, rootDir: path.join(tmp, 'root'), nodeIP: '127.0.0.1',
-    podInfraContainerImage: images.pause, containerLogsDir: path.join(tmp, 'containers'), probeMetrics,
-    containerGCPeriodMs: 3_600_000, imageGCPeriodMs: 3_600_000, housekeepingPeriodMs: 3_600_000,
-  });
-  await mgr.start();
+  env = await startStaticPodEnv('cl-pods-probes-', {}, { probeMetrics });
+  ({ tmp, manifests } = env);
 });
-
-afterAll(async () => {
-  await mgr?.stop();
-  await ctd?.stop();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-});
+afterAll(() => env?.stop());
 
 function writePod(name: string, script: string, container: object, spec: object = {}): void {
-  const pod = {
-    apiVersion: 'v1', kind: 'Pod', metadata: { name },
-    spec: {
-      hostNetwork: true, terminationGracePeriodSeconds: 0,
-      containers: [{ name: 'c', image: images.busybox, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', script], ...container }],
-      ...spec,
-    },
-  };
-  const file = path.join(manifests, `${name}.json`);
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(pod));
-  fs.renameSync(`${file}.tmp`, file);
+  env.writePod(name, {
+    hostNetwork: true, terminationGracePeriodSeconds: 0,
+    containers: [{ name: 'c', image: env.images.busybox, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', script], ...container }],
+    ...spec,
+  });
 }
 
-const podNamed = (name: string) => (mgr.pods() as Pod[]).find((p) => p.metadata.name === `${name}-node1`);
+const podNamed = (name: string) => env.podNamed(name);
 const container = (name: string) => podNamed(name)?.status?.containerStatuses?.[0];
 const condition = (name: string, type: string) => podNamed(name)?.status?.conditions?.find((c) => c.type === type)?.status;
 const waitFor = <T>(what: string, fn: () => T | undefined | null | false) => poll(fn, what, 900, 200);

@@ -3,66 +3,28 @@
 // pods upstream refuses before running them (sysctls, AppArmor on a host without it, runAsNonRoot).
 import { waitFor as poll } from '@cl/testing';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import type { CletConfiguration } from '../src/config/types';
-import { createPodManager, type Pod, type PodManager } from '../src/pods';
 import { hostHasAppArmor } from '../src/pods/security-context';
-// tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { ensureTestImages, PrivateContainerd, startContainerd } from '../../../tools/containerd/harness';
+import { startStaticPodEnv, type StaticPodEnv } from './static-pods';
 
 jest.setTimeout(180_000);
 
-let ctd: PrivateContainerd;
-let images: { busybox: string; pause: string };
-let tmp: string;
-let manifests: string;
-let mgr: PodManager;
+let env: StaticPodEnv;
 
 beforeAll(async () => {
-  ctd = await startContainerd();
-  images = ensureTestImages(ctd.socket);
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-pods-security-'));
-  manifests = path.join(tmp, 'manifests');
-  fs.mkdirSync(manifests);
-  mgr = createPodManager({
-    config: {
-      staticPodPath: manifests, staticPodURL: '', staticPodURLHeader: {}, fileCheckFrequency: '1s', httpCheckFrequency: '1s',
-      syncFrequency: '1m0s', containerRuntimeEndpoint: ctd.endpoint, imageServiceEndpoint: '', runtimeRequestTimeout: '2m0s',
-      serializeImagePulls: true, registryPullQPS: 5, registryBurst: 10, maxPods: 110, podLogsDir: path.join(tmp, 'pod-logs'),
-      runOnce: false, resolvConf: '', clusterDNS: [], clusterDomain: '', seccompDefault: false,
-      allowedUnsafeSysctls: ['kernel.msg*'],
-    } as unknown as CletConfiguration,
-    nodeName: 'node1', log: () => undefined, rootDir: path.join(tmp, 'root'), nodeIP: '127.0.0.1',
-    podInfraContainerImage: images.pause, containerLogsDir: path.join(tmp, 'containers'),
-    containerGCPeriodMs: 3_600_000, imageGCPeriodMs: 3_600_000, housekeepingPeriodMs: 3_600_000,
-  });
-  await mgr.start();
+  env = await startStaticPodEnv('cl-pods-security-', { seccompDefault: false, allowedUnsafeSysctls: ['kernel.msg*'] });
 });
-
-afterAll(async () => {
-  await mgr?.stop();
-  await ctd?.stop();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-});
+afterAll(() => env?.stop());
 
 /** A pod whose one container runs `script`, then fails so that its output becomes the termination message. */
 function writePod(name: string, script: string, container: object = {}, spec: object = {}): void {
-  const pod = {
-    apiVersion: 'v1', kind: 'Pod', metadata: { name },
-    spec: {
-      hostNetwork: true, restartPolicy: 'Never', terminationGracePeriodSeconds: 0,
-      containers: [{ name: 'c', image: images.busybox, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', `${script}; exit 1`], terminationMessagePolicy: 'FallbackToLogsOnError', ...container }],
-      ...spec,
-    },
-  };
-  const file = path.join(manifests, `${name}.json`);
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(pod));
-  fs.renameSync(`${file}.tmp`, file);
+  env.writePod(name, {
+    hostNetwork: true, restartPolicy: 'Never', terminationGracePeriodSeconds: 0,
+    containers: [{ name: 'c', image: env.images.busybox, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', `${script}; exit 1`], terminationMessagePolicy: 'FallbackToLogsOnError', ...container }],
+    ...spec,
+  });
 }
 
-const podNamed = (name: string) => (mgr.pods() as Pod[]).find((p) => p.metadata.name === `${name}-node1`);
+const podNamed = (name: string) => env.podNamed(name);
 
 /** What the container printed (its termination message). */
 function outputOf(name: string): Promise<string> {
