@@ -2,8 +2,9 @@
 // cl's logs the way it reads kube-apiserver's. Lines are written synchronously to stderr, so nothing is lost
 // when the process exits right after logging.
 import { writeSync } from 'node:fs';
+import { klogHeader, type Severity } from '@cl/logging';
 
-export type Severity = 'I' | 'W' | 'E';
+export type { Severity };
 
 export interface Logger {
   info(msg: string): void;
@@ -15,11 +16,9 @@ export interface Logger {
   flush(): Promise<void>;
 }
 
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-
+/** A line with klog's header and the message as it is (the API server logs preformatted messages). */
 export function klogLine(sev: Severity, msg: string, at = new Date(), source = 'apiserver'): string {
-  const ts = `${pad(at.getUTCMonth() + 1)}${pad(at.getUTCDate())} ${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}:${pad(at.getUTCSeconds())}.${pad(at.getUTCMilliseconds(), 3)}000`;
-  return `${sev}${ts} ${String(process.pid).padStart(7)} ${source}] ${msg}\n`;
+  return `${klogHeader(sev, at, source)}${msg}\n`;
 }
 
 export function createLogger(opts: { verbosity?: number; fd?: number; source?: string } = {}): Logger {

@@ -34,11 +34,16 @@ export function formatValue(v: unknown): string {
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+/** klog's line header: `I1124 15:45:00.123000   4242 caller] `. */
+export function klogHeader(severity: Severity, t: Date, caller: string): string {
+  return (
+    `${severity}${pad(t.getUTCMonth() + 1)}${pad(t.getUTCDate())} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:` +
+    `${pad(t.getUTCSeconds())}.${pad(t.getUTCMilliseconds(), 3)}000 ${String(process.pid).padStart(7)} ${caller}] `
+  );
+}
+
 export function textLine(r: LogRecord): string {
-  const t = r.at;
-  let line =
-    `${r.severity}${pad(t.getUTCMonth() + 1)}${pad(t.getUTCDate())} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:` +
-    `${pad(t.getUTCSeconds())}.${pad(t.getUTCMilliseconds(), 3)}000 ${String(process.pid).padStart(7)} ${r.caller}] ${goQuote(r.msg)}`;
+  let line = klogHeader(r.severity, r.at, r.caller) + goQuote(r.msg);
   if (r.err !== undefined) line += ` err=${formatValue(errorText(r.err))}`;
   for (const [k, v] of Object.entries(r.kv ?? {})) if (v !== undefined) line += ` ${k}=${formatValue(v)}`;
   return line + '\n';
