@@ -10,6 +10,7 @@ import { createLogger } from './logger';
 import { metricsRegistry } from './metrics';
 import { apiserverFlags, parseCommandLine } from './options';
 import { startApiserver, type ServerParts } from './server';
+import { groupVersionsOf, kindDiscoveryGroups, mountResources, openApiRoutes, servedKinds } from './resources';
 import { versionInfo } from './version';
 
 // authorization.k8s.io/v1 as served by ./authz (review endpoints), for the discovery documents.
@@ -88,6 +89,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 1;
   }
   const authentication = authn;
+  const kinds = servedKinds();
+  const discovery = kindDiscoveryGroups(kinds);
   const parts: ServerParts = {
     authenticator: authentication.authenticator,
     authorizer: authz.authorizer,
@@ -95,9 +98,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     routes: [
       ...authenticationRoutes(authentication, (l) => log.v(2, l)),
       ...authz.routes,
-      ...discoveryRoutes({ name: '', versions: [{ version: 'v1', resources: [] }] }, () => [authenticationGroup, authorizationGroup]),
+      ...discoveryRoutes(discovery.core, () => [...discovery.groups, authenticationGroup, authorizationGroup]),
+      ...openApiRoutes(kinds),
     ],
-    groupVersions: [...authenticationGroupVersions, ...authz.groupVersions],
+    groupVersions: [...groupVersionsOf(kinds), ...authenticationGroupVersions, ...authz.groupVersions],
+    resources: (store) =>
+      mountResources(store, {
+        eventTtlSeconds: Math.round(cl.options.eventTtlMs / 1000),
+        enableAdmissionPlugins: cl.options.enableAdmissionPlugins,
+        disableAdmissionPlugins: cl.options.disableAdmissionPlugins,
+        log: (l) => log.info(l),
+      }),
     onClose: async () => {
       authentication.close();
       await authz.close();

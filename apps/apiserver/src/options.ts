@@ -1,6 +1,7 @@
 // The API server's command line: kube-apiserver's flag names and defaults where cl has the feature, with the
 // data store flags under the spec's `store` name (`--store-servers` for upstream's `--etcd-servers`).
 import { FlagSet, types, ipType, levelType, formatDuration } from '@cl/flags';
+import { validateAdmissionFlags } from './admission';
 import { addAuthenticationFlags } from './authn/flags';
 import { addAuthorizationFlags, authorizationOptions, validateAuthorizationOptions, type AuthorizationOptions } from './authz/flags';
 
@@ -22,6 +23,10 @@ export interface ApiserverOptions {
   storeHealthcheckTimeoutMs: number;
   storeCompactionIntervalMs: number;
   anonymousAuth: boolean;
+  enableAdmissionPlugins: string[];
+  disableAdmissionPlugins: string[];
+  /** --event-ttl: how long events are kept. */
+  eventTtlMs: number;
   verbosity: number;
   authorization: AuthorizationOptions;
   /** Every flag value by name, for the modules that read their own flags (authentication, authorization). */
@@ -54,6 +59,9 @@ export function apiserverFlags(): FlagSet {
     .add({ name: 'egress-selector-config-file', type: types.string, default: '', section: 'Egress selector flags', usage: 'File with apiserver egress selector configuration.' })
     .add({ name: 'tracing-config-file', type: types.string, default: '', section: 'Tracing flags', usage: 'File with apiserver tracing configuration.' })
     .add({ name: 'admission-control-config-file', type: types.string, default: '', section: 'Admission flags', usage: 'File with admission control configuration.' })
+    .add({ name: 'enable-admission-plugins', type: types.stringSlice, default: [], section: 'Admission flags', usage: 'admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle). Comma-delimited list of admission plugins: NamespaceLifecycle. The order of plugins in this flag does not matter.' })
+    .add({ name: 'disable-admission-plugins', type: types.stringSlice, default: [], section: 'Admission flags', usage: 'admission plugins that should be disabled although they are in the default enabled plugins list (NamespaceLifecycle). The order of plugins in this flag does not matter.' })
+    .add({ name: 'event-ttl', type: types.duration, default: 60 * 60_000, section: generic, usage: 'Amount of time to retain events.' })
     .add({ name: 'anonymous-auth', type: types.bool, default: true, section: 'Authentication flags', usage: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.' })
     .add({ name: 'v', shorthand: 'v', type: levelType, default: 0, section: 'Logs flags', usage: 'number for the log level verbosity' })
     .add({ name: 'help', shorthand: 'h', type: types.bool, default: false, section: generic, usage: 'help for apiserver' })
@@ -96,6 +104,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     storeHealthcheckTimeoutMs: v['store-healthcheck-timeout'] as number,
     storeCompactionIntervalMs: v['store-compaction-interval'] as number,
     anonymousAuth: v['anonymous-auth'] as boolean,
+    enableAdmissionPlugins: v['enable-admission-plugins'] as string[],
+    disableAdmissionPlugins: v['disable-admission-plugins'] as string[],
+    eventTtlMs: v['event-ttl'] as number,
     verbosity: v['v'] as number,
     authorization: authorizationOptions(v),
     values: v,
@@ -130,6 +141,8 @@ export function validateOptions(o: ApiserverOptions): string[] {
   }
   if (o.storeServers.length === 0 && o.dataDir === '') errs.push('--data-dir is required when --store-servers is empty');
   if (o.storeCompactionIntervalMs < 0) errs.push(`--store-compaction-interval must not be negative, got ${formatDuration(o.storeCompactionIntervalMs)}`);
+  errs.push(...validateAdmissionFlags(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
+  if (o.eventTtlMs < 1000) errs.push(`--event-ttl must be at least 1s, got ${formatDuration(o.eventTtlMs)}`);
   if (o.storeHealthcheckTimeoutMs <= 0) errs.push(`--store-healthcheck-timeout must be greater than 0, got ${formatDuration(o.storeHealthcheckTimeoutMs)}`);
   return errs;
 }

@@ -31,6 +31,7 @@ import { requestLabels, requestMetrics, metricsRegistry } from './metrics';
 import { exactRoute, type RequestContext, type Route } from './routes';
 import { statuses, writeJson, writeStatus } from './status';
 import { versionInfo } from './version';
+import type { MountedResources } from './resources';
 
 export interface ServerParts {
   /** The whole authentication chain; resolves null when no authenticator accepts the request (401). */
@@ -48,6 +49,8 @@ export interface ServerParts {
   egress?: EgressSelector;
   /** Request spans; absent or disabled means no span work on the request path. */
   tracing?: Tracing;
+  /** The resource API over the opened store (built-in kinds, admission, watch caches); none when absent. */
+  resources?: (store: Store) => MountedResources;
   /** Called once the server has stopped, to release what the parts hold (watchers, clients). */
   onClose?: () => Promise<void> | void;
 }
@@ -84,10 +87,10 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
   const logHealth = logCheck(() => log.flush());
   const groupVersions = [{ group: '', version: 'v1' }, ...(parts.groupVersions ?? [])];
   const registry = new ApiServiceRegistry();
-  const hooks = createPostStartHooks(
-    { store, clientCA: parts.clientCA ?? null, groupVersions, log: (l) => log.info(l), extraSteps: parts.extraSteps },
-    registry,
-  );
+  const mounted = parts.resources?.(store);
+  // The watch caches fill while the informers hook runs, as upstream's shared informers start there.
+  const extraSteps = { ...parts.extraSteps, ...(mounted ? { 'generic-apiserver-start-informers': () => mounted.start() } : {}) };
+  const hooks = createPostStartHooks({ store, clientCA: parts.clientCA ?? null, groupVersions, log: (l) => log.info(l), extraSteps }, registry);
   health.add(ALL, pingCheck());
   health.add(ALL, logHealth);
   health.add(ALL, storeHealthCheck(store, { timeoutMs: opts.storeHealthcheckTimeoutMs }));
@@ -109,6 +112,7 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     exactRoute('/metrics', async ({ res }) => sendMetrics(res, await metricsRegistry.metrics(), metricsRegistry.contentType)),
     exactRoute('/metrics/slis', async ({ res }) => sendMetrics(res, await metrics.sliRegistry.metrics(), metrics.sliRegistry.contentType)),
     ...(parts.routes ?? []),
+    ...(mounted?.routes ?? []),
   ];
 
   let inFlight = 0;
@@ -318,6 +322,8 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
         draining = true;
         if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
       }
+      // Watches are long-running: their streams end here (clients watch again elsewhere), so the listener drains.
+      mounted?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

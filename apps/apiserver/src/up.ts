@@ -81,7 +81,7 @@ async function up(argv: string[]): Promise<number> {
     const file = join(stateDir, 'admin.kubeconfig');
     writeFileSync(file, kubeconfig(`https://${host}:${port}`, ca, admin), { mode: 0o600 });
     process.stdout.write(
-      `\ncl is starting. Reach it with kubectl:\n\n  kubectl --kubeconfig ${file} get --raw '/readyz?verbose'\n\nStop it with Ctrl-C.\n\n`,
+      `\ncl is starting. Reach it with kubectl:\n\n  export KUBECONFIG=${file}\n  kubectl get --raw '/readyz?verbose'\n  kubectl get namespaces\n  kubectl create configmap hello --from-literal=greeting=hi && kubectl get configmaps\n\nStop it with Ctrl-C.\n\n`,
     );
   }
   return running;

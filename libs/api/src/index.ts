@@ -1,12 +1,14 @@
 export { defineKind, apiVersionOf, definitionName, STANDARD_VERBS } from './kind';
 export type { KindDefinition, KindInput } from './kind';
 export * as schema from './schema';
+export { labelSelector, objectMeta } from './schema';
 export { decode, parseFieldValidation, DecodeError } from './decode';
+export { decodeProtobuf, PROTOBUF_CONTENT_TYPE } from './protobuf';
 export type { Decoded, FieldValidation } from './decode';
 export { duplicateFields } from './duplicate-fields';
 export { patchStrategyAt } from './patch-strategy';
 export type { ListPatchStrategy } from './patch-strategy';
-export { openApiV3 } from './openapi';
+export { openApiV3, openApiV2 } from './openapi';
 export { namespace, configMap, secret, serviceAccount, event } from './kinds/core-v1';
 export { lease } from './kinds/coordination-v1';
 export { role, clusterRole, roleBinding, clusterRoleBinding } from './kinds/rbac-v1';

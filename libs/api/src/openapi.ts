@@ -128,3 +128,46 @@ export function openApiV3(kinds: KindDefinition[], group: string, version: strin
     components: { schemas },
   };
 }
+
+/** A v3 parameter in Swagger 2.0 form: its schema's type inline. */
+function toV2Parameter(p: Json): Json {
+  const { schema, ...rest } = p as Json & { schema?: Json };
+  return { ...rest, ...(schema ?? {}) };
+}
+
+/** The same operation in Swagger 2.0 form: typed parameters, the body as a parameter, responses with a schema. */
+function toV2Operation(op: Json): Json {
+  const out: Json = { ...op };
+  const params = ((op.parameters as Json[] | undefined) ?? []).map(toV2Parameter);
+  const body = op.requestBody as { content: Record<string, { schema: Json }> } | undefined;
+  if (body) {
+    const types = Object.keys(body.content);
+    params.unshift({ name: 'body', in: 'body', required: true, schema: body.content[types[0]].schema });
+    out.consumes = types;
+    delete out.requestBody;
+  }
+  if (params.length) out.parameters = params;
+  const responses = op.responses as Record<string, { description: string; content?: Record<string, { schema: Json }> }> | undefined;
+  if (responses) {
+    out.responses = Object.fromEntries(Object.entries(responses).map(([code, r]) => [code, { description: r.description, ...(r.content ? { schema: Object.values(r.content)[0].schema } : {}) }]));
+    out.produces = ['application/json'];
+  }
+  return out;
+}
+
+/** One Swagger 2.0 document for every kind (`/openapi/v2`), built from the v3 documents of their group versions. */
+export function openApiV2(kinds: KindDefinition[]): Json {
+  const gvs = [...new Set(kinds.map((k) => `${k.group}/${k.version}`))];
+  const paths: Json = {};
+  let definitions: Json = {};
+  for (const gv of gvs) {
+    const [group, version] = gv.split('/');
+    const doc = openApiV3(kinds, group, version) as { paths: Record<string, Json>; components: { schemas: Json } };
+    for (const [path, item] of Object.entries(doc.paths)) {
+      paths[path] = Object.fromEntries(Object.entries(item).map(([k, v]) => [k, k === 'parameters' ? (v as Json[]).map(toV2Parameter) : toV2Operation(v as Json)]));
+    }
+    definitions = { ...definitions, ...doc.components.schemas };
+  }
+  const text = JSON.stringify({ swagger: '2.0', info: { title: 'cl', version: 'v1.33.0' }, paths, definitions }).replaceAll('#/components/schemas/', '#/definitions/');
+  return JSON.parse(text) as Json;
+}

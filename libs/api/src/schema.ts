@@ -17,16 +17,24 @@ export const int32 = (description?: string) => Type.Integer({ format: 'int32', d
 export const int64 = (description?: string) => Type.Integer({ format: 'int64', description });
 export const bool = (description?: string) => Type.Boolean({ description });
 /** RFC 3339 time to the second, UTC (metav1.Time); null when unset. */
-export const time = (description?: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
+export const time = (description?: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description, 'x-cl-proto-type': 'time' });
 /** metav1.MicroTime: RFC 3339 with microseconds (Lease renewTime, events.k8s.io eventTime). */
-export const microTime = (description?: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
+export const microTime = (description?: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description, 'x-cl-proto-type': 'microtime' });
 /** A resource quantity ("100m", "1Gi"), written as a string or a number. */
-export const quantity = (description?: string) => Type.Union([Type.String(), Type.Number()], { description, 'x-kubernetes-int-or-string': true });
-export const intOrString = (description?: string) => Type.Union([Type.Integer(), Type.String()], { description, 'x-kubernetes-int-or-string': true });
+export const quantity = (description?: string) => Type.Union([Type.String(), Type.Number()], { description, 'x-kubernetes-int-or-string': true, 'x-cl-proto-type': 'quantity' });
+export const intOrString = (description?: string) => Type.Union([Type.Integer(), Type.String()], { description, 'x-kubernetes-int-or-string': true, 'x-cl-proto-type': 'intorstring' });
 export const stringMap = (description?: string) => Type.Record(Type.String(), Type.String(), { description });
 export const bytesMap = (description?: string) => Type.Record(Type.String(), Type.String({ format: 'byte' }), { description });
 /** Any JSON value kept as it is (RawExtension, free-form fields). */
-export const anyJson = (description?: string) => Type.Unknown({ description, 'x-kubernetes-preserve-unknown-fields': true });
+export const anyJson = (description?: string) => Type.Unknown({ description, 'x-kubernetes-preserve-unknown-fields': true, 'x-cl-proto-type': 'raw' });
+
+/**
+ * The field's number in Kubernetes' protobuf encoding (k8s.io/api generated.proto), so the same schema decodes
+ * the protobuf bodies typed clients send (`kubectl create configmap`, kubelets).
+ */
+export function pb<T extends TSchema>(field: number, schema: T): T {
+  return { ...schema, 'x-cl-proto': field } as T;
+}
 
 /** A list merged by a key in strategic merge patch (`patchStrategy:"merge" patchMergeKey:"<key>"`). */
 export function mergeList<T extends TSchema>(item: T, key: string, description?: string) {
@@ -55,33 +63,46 @@ export function required<T extends TSchema>(schema: T): T {
 }
 
 export const ownerReference = object({
-  apiVersion: required(str('API version of the referent.')),
-  kind: required(str('Kind of the referent.')),
-  name: required(str('Name of the referent.')),
-  uid: required(str('UID of the referent.')),
-  controller: bool('If true, this reference points to the managing controller.'),
-  blockOwnerDeletion: bool('If true, the owner cannot be deleted from the store before this reference is removed (foreground deletion).'),
+  apiVersion: pb(5, required(str('API version of the referent.'))),
+  kind: pb(1, required(str('Kind of the referent.'))),
+  name: pb(3, required(str('Name of the referent.'))),
+  uid: pb(4, required(str('UID of the referent.'))),
+  controller: pb(6, bool('If true, this reference points to the managing controller.')),
+  blockOwnerDeletion: pb(7, bool('If true, the owner cannot be deleted from the store before this reference is removed (foreground deletion).')),
 });
 
 export const objectMeta = object(
   {
-    name: str('Name, unique within a namespace; required when creating unless generateName is set.'),
-    generateName: str('A prefix the server completes with a random suffix when name is empty.'),
-    namespace: str('The namespace the object lives in; empty for cluster-scoped kinds.'),
-    selfLink: str('Not set by this server (deprecated upstream).'),
-    uid: str('Unique in time and space; set by the server on create.'),
-    resourceVersion: str('Opaque version of the object, the store revision of its last write; a stale one on update conflicts.'),
-    generation: int64('Sequence number of changes to the desired state.'),
-    creationTimestamp: time('When the object was created; set by the server.'),
-    deletionTimestamp: time('When the object will be deleted; set by the server on a graceful or finalized deletion.'),
-    deletionGracePeriodSeconds: int64('Seconds allowed for graceful termination before the object is removed.'),
-    labels: stringMap('Map of string keys and values used to organize and select objects.'),
-    annotations: stringMap('Map of string keys and values for tools and extensions.'),
-    ownerReferences: mergeList(ownerReference, 'uid', 'Objects this object depends on; the garbage collector deletes it when they are gone.'),
-    finalizers: setList(Type.String(), 'Conditions that must be cleared before the object is removed.'),
+    name: pb(1, str('Name, unique within a namespace; required when creating unless generateName is set.')),
+    generateName: pb(2, str('A prefix the server completes with a random suffix when name is empty.')),
+    namespace: pb(3, str('The namespace the object lives in; empty for cluster-scoped kinds.')),
+    selfLink: pb(4, str('Not set by this server (deprecated upstream).')),
+    uid: pb(5, str('Unique in time and space; set by the server on create.')),
+    resourceVersion: pb(6, str('Opaque version of the object, the store revision of its last write; a stale one on update conflicts.')),
+    generation: pb(7, int64('Sequence number of changes to the desired state.')),
+    creationTimestamp: pb(8, time('When the object was created; set by the server.')),
+    deletionTimestamp: pb(9, time('When the object will be deleted; set by the server on a graceful or finalized deletion.')),
+    deletionGracePeriodSeconds: pb(10, int64('Seconds allowed for graceful termination before the object is removed.')),
+    labels: pb(11, stringMap('Map of string keys and values used to organize and select objects.')),
+    annotations: pb(12, stringMap('Map of string keys and values for tools and extensions.')),
+    ownerReferences: pb(13, mergeList(ownerReference, 'uid', 'Objects this object depends on; the garbage collector deletes it when they are gone.')),
+    finalizers: pb(14, setList(Type.String(), 'Conditions that must be cleared before the object is removed.')),
+    // No field number: server-side apply's field ownership is not kept, so a protobuf body's entries are skipped.
     managedFields: atomicList(anyJson(), 'Field ownership of server-side apply; accepted and not kept by this server.'),
   },
   { description: 'Standard object metadata.' },
+);
+
+/** metav1.LabelSelector: matchLabels and matchExpressions, ANDed. */
+export const labelSelector = object(
+  {
+    matchLabels: pb(1, stringMap('Labels that must all be present with these values.')),
+    matchExpressions: pb(
+      2,
+      atomicList(object({ key: pb(1, required(str())), operator: pb(2, required(str('In, NotIn, Exists or DoesNotExist.'))), values: pb(3, atomicList(Type.String())) }), 'Requirements on labels.'),
+    ),
+  },
+  { description: 'A label query over a set of objects; an empty selector matches everything.' },
 );
 
 export const listMeta = object({

@@ -1,2 +1,18 @@
 export { WatchCache, TooOldResourceVersionError, TooLargeResourceVersionError, CacheWatcherOverflowError, DEFAULT_CAPACITY } from './watch-cache';
 export type { CachedObject, CacheEvent, CacheWatch, CacheEventType, CacheWatchOptions, WatchCacheItem, WatchCacheOptions } from './watch-cache';
+export { ResourceStore, rvOf } from './resource-store';
+export type { ListOptions, ListResult, WatchOptions, WriteOptions, ResourceStoreOptions } from './resource-store';
+export { plainStrategy, withStatusSubresource } from './strategy';
+export type { Strategy, TableConvertor } from './strategy';
+export { admissionChain } from './admission';
+export type { Admission, AdmissionAttributes, AdmissionPlugin, Operation } from './admission';
+export { namespaceLifecycle, IMMORTAL_NAMESPACES } from './admission-plugins/namespace-lifecycle';
+export { startNamespaceController } from './namespace-controller';
+export type { NamespaceController } from './namespace-controller';
+export { builtinKinds, builtinResources, NAMESPACE_FINALIZER } from './kinds';
+export type { BuiltinOptions } from './kinds';
+export { ResourceApi } from './endpoints/handler';
+export type { ResourceApiOptions, ResourceRequest } from './endpoints/handler';
+export { writeJson, writeStatus, writeText, wantsPretty } from './endpoints/respond';
+export { responseForm, TABLE_CONTENT_TYPE } from './endpoints/negotiation';
+export { toTable } from './endpoints/table';

@@ -27,7 +27,7 @@ export interface CacheEvent<T> {
 /** A watch on the cache: iterate it; close() ends it. */
 export type CacheWatch<T> = AsyncIterable<WatchCacheItem<T>> & { close(): void };
 
-export type WatchCacheItem<T> = CacheEvent<T> | { type: 'BOOKMARK'; revision: number };
+export type WatchCacheItem<T> = CacheEvent<T> | { type: 'BOOKMARK'; revision: number; initialEventsEnd?: boolean };
 
 /** A change as the cache keeps it: decoded once, with the previous state for selector transitions. */
 interface Change<T> {
@@ -42,6 +42,8 @@ export interface WatchCacheOptions<T> {
   decode: (kv: KeyValue) => T;
   /** Recent changes kept for watches that resume from a past resourceVersion (upstream keeps 100 and more). */
   capacity?: number;
+  /** Store revisions of history before the list to replay into the window (bounded by what compaction left). */
+  historyRevisions?: number;
   /** How often an idle store watch reports progress, so the cache's revision (and bookmarks) keep up. */
   progressIntervalMs?: number;
   log?: (line: string) => void;
@@ -56,6 +58,8 @@ export interface CacheWatchOptions<T> {
   bookmarkIntervalMs?: number;
   /** Items waiting for a consumer that does not read; past this the watch ends with an error. */
   maxBuffered?: number;
+  /** After the initial ADDED events, a BOOKMARK marking their end (sendInitialEvents). */
+  initialEventsEnd?: boolean;
 }
 
 /** A watch from a revision older than the cache's window: upstream's 410 `too old resource version: N (M)`. */
@@ -88,6 +92,7 @@ export class CacheWatcherOverflowError extends Error {
 }
 
 export const DEFAULT_CAPACITY = 1000;
+const DEFAULT_HISTORY_REVISIONS = 10_000;
 const DEFAULT_MAX_BUFFERED = 1000;
 
 interface Watcher<T> {
@@ -105,6 +110,8 @@ export class WatchCache<T> {
   private current = 0;
   /** The oldest revision a watch may resume after: events after it are all in the window. */
   private horizon = 0;
+  /** The revision of the last list: changes up to it come from history replay and only fill the window. */
+  private listedAt = 0;
   private stopped = false;
   private readonly capacity: number;
   private readyPromise: Promise<void> | null = null;
@@ -179,6 +186,7 @@ export class WatchCache<T> {
         // limit is on live events a consumer leaves unread.
         if (!opts.filter || opts.filter(o.object)) q.push({ type: 'ADDED', key: o.key, object: o.object, revision: o.revision }, 0);
       }
+      if (opts.initialEventsEnd) q.push({ type: 'BOOKMARK', revision: this.current, initialEventsEnd: true }, 0);
     } else {
       const after = opts.afterRevision;
       if (after < this.horizon) {
@@ -213,11 +221,35 @@ export class WatchCache<T> {
       page = await this.store.range(this.prefix, { revision, limit: 500, startKey: page.kvs[page.kvs.length - 1].key + '\0' });
     }
     this.current = revision;
-    this.horizon = revision;
+    this.listedAt = revision;
     this.advanced();
-    const watch = this.store.watch(this.prefix, { afterRevision: revision, progressIntervalMs: this.opts.progressIntervalMs ?? 1000 });
+    // The window is filled from the store's history before the list as well (what it still keeps), so a client
+    // that watched the previous incarnation of this server resumes from its resourceVersion instead of relisting.
+    await new Promise<void>((resolve) => {
+      this.replayed = resolve;
+      this.startWatch(Math.max(0, revision - (this.opts.historyRevisions ?? DEFAULT_HISTORY_REVISIONS)));
+    });
+  }
+
+  private startWatch(after: number) {
+    this.horizon = after;
+    this.window.length = 0;
+    const watch = this.store.watch(this.prefix, { afterRevision: after, progressIntervalMs: this.opts.progressIntervalMs ?? 1000 });
     this.storeWatch = watch;
+    // Once established, a progress notification marks the end of the replayed history.
+    watch.ready.then(() => watch.requestProgress(), () => undefined);
     void this.follow(watch);
+  }
+
+  /** Resolves sync() once the window holds the history up to the list (watches from before it are then served). */
+  private replayed: (() => void) | null = null;
+
+  private caughtUp(revision: number) {
+    if (this.replayed && revision >= this.listedAt) {
+      const done = this.replayed;
+      this.replayed = null;
+      done();
+    }
   }
 
   private async follow(watch: StoreWatch) {
@@ -225,10 +257,17 @@ export class WatchCache<T> {
       for await (const batch of watch) {
         for (const e of batch.events) this.apply(e);
         if (batch.revision > this.current) this.current = batch.revision;
+        this.caughtUp(batch.revision);
         this.advanced();
       }
     } catch (e) {
-      if (this.stopped) return;
+      if (this.stopped) return this.caughtUp(Infinity);
+      if (e instanceof CompactedError && this.horizon < this.listedAt && this.window.every((c) => c.revision <= this.listedAt)) {
+        // Less history than asked for: keep what the list gave and follow from there (or the compacted point).
+        this.startWatch(Math.min(this.listedAt, Math.max(this.horizon, e.compactedRevision)));
+        return;
+      }
+      this.caughtUp(Infinity);
       this.opts.log?.(`watch cache ${this.prefix}: ${e instanceof CompactedError ? 'store history compacted past the cache' : (e as Error).message}; relisting`);
       // Watchers cannot be carried across a relist (events in between are unknown): end them so clients rewatch.
       for (const w of [...this.watchers]) w.queue.fail(new TooOldResourceVersionError(this.current, this.current));
@@ -250,6 +289,7 @@ export class WatchCache<T> {
   }
 
   private apply(e: StoreEvent) {
+    if (e.kv.modRevision <= this.listedAt) return this.remember(e);
     const prev = this.objects.get(e.kv.key);
     let change: Change<T>;
     if (e.type === 'PUT') {
@@ -262,10 +302,21 @@ export class WatchCache<T> {
       change = { type: 'DELETE', key: e.kv.key, object: last, prevObject: last, revision: e.kv.modRevision };
       this.objects.delete(e.kv.key);
     }
-    this.window.push(change);
-    if (this.window.length > this.capacity) this.horizon = this.window.shift()!.revision;
+    this.record(change);
     this.current = change.revision;
     for (const w of this.watchers) this.deliver(w, change);
+  }
+
+  /** A change from before the list (history replay): the list already holds its result; only the window learns it. */
+  private remember(e: StoreEvent) {
+    const prevObject = e.prevKv ? this.opts.decode(e.prevKv) : null;
+    if (e.type === 'PUT') this.record({ type: 'PUT', key: e.kv.key, object: this.opts.decode(e.kv), prevObject, revision: e.kv.modRevision });
+    else if (prevObject) this.record({ type: 'DELETE', key: e.kv.key, object: prevObject, prevObject, revision: e.kv.modRevision });
+  }
+
+  private record(change: Change<T>) {
+    this.window.push(change);
+    if (this.window.length > this.capacity) this.horizon = this.window.shift()!.revision;
   }
 
   /** One change as one watcher sees it through its filter (upstream's cacheWatcher conversion). */

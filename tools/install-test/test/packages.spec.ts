@@ -135,6 +135,15 @@ const examples: Array<[string, string, string | RegExp]> = [
     const log = Logger.create({ format: 'json', verbosity: 2, stderr: { write: (s) => process.stdout.write(s) } });
     log.named('pods').v(2, 'Pod started', { pod: 'default/web' });
     log.named('pods').v(3, 'hidden');`, /^\{"ts":[\d.]+,"caller":"pods","msg":"Pod started","v":2,"pod":"default\/web"\}\n$/],
+  ['@cl/apimachinery', `
+    const { parseLabelSelector, applyStrategicMergePatch, apiErrors } = require('@cl/apimachinery');
+    const sel = parseLabelSelector('app=web,tier in (front,back)');
+    const pod = { spec: { containers: [{ name: 'c', image: 'v1' }, { name: 'd', image: 'v1' }] } };
+    const merged = applyStrategicMergePatch(pod, { spec: { containers: [{ name: 'c', image: 'v2' }] } }, (path) =>
+      path.join('.') === 'spec.containers' ? { type: 'merge', key: 'name' } : { type: 'replace' },
+    );
+    console.log(sel.matches({ app: 'web', tier: 'front' }), merged.spec.containers.map((c) => c.image).join(','), apiErrors.notFound({ group: '', resource: 'pods' }, 'p1').message);`,
+  'true v2,v1 pods "p1" not found\n'],
   ['@cl/api', `
     const { configMap, decode } = require('@cl/api');
     try { decode(configMap, '{"metadata":{"name":"c"},"spec":{}}', 'Strict'); } catch (e) { console.log(e.message); }`,

@@ -12,6 +12,9 @@ export interface DiscoveryResource {
   kind: string;
   verbs: string[];
   shortNames?: string[];
+  categories?: string[];
+  /** Subresources with the verbs they serve (`status`: get, patch, update). */
+  subresources?: { name: string; kind: string; verbs: string[] }[];
 }
 
 export interface DiscoveryGroup {
@@ -46,11 +49,16 @@ function aggregated(groups: DiscoveryGroup[]) {
         version: v.version,
         resources: v.resources.map((r) => ({
           resource: r.name,
-          responseKind: { group: '', version: '', kind: r.kind },
+          // kubectl drops a resource without responseKind: it names the group version the kind is served in.
+          responseKind: { group: g.name, version: v.version, kind: r.kind },
           scope: r.namespaced ? 'Namespaced' : 'Cluster',
           singularResource: r.singularName,
           verbs: r.verbs,
-          ...(r.shortNames ? { shortNames: r.shortNames } : {}),
+          ...(r.shortNames?.length ? { shortNames: r.shortNames } : {}),
+          ...(r.categories?.length ? { categories: r.categories } : {}),
+          ...(r.subresources?.length
+            ? { subresources: r.subresources.map((sr) => ({ subresource: sr.name, responseKind: { group: g.name, version: v.version, kind: sr.kind }, verbs: sr.verbs })) }
+            : {}),
         })),
         freshness: 'Current',
       })),
@@ -65,7 +73,13 @@ function apiGroup(g: DiscoveryGroup) {
 }
 
 function resourceList(g: DiscoveryGroup, version: { version: string; resources: DiscoveryResource[] }) {
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersionRef(g, version.version).groupVersion, resources: version.resources };
+  // The legacy list names subresources as resources of their own (`namespaces/status`).
+  const resources = version.resources.flatMap((r) => {
+    const { subresources, ...main } = r;
+    const entry = { ...main, shortNames: main.shortNames?.length ? main.shortNames : undefined, categories: main.categories?.length ? main.categories : undefined };
+    return [entry, ...(subresources ?? []).map((sr) => ({ name: `${r.name}/${sr.name}`, singularName: '', namespaced: r.namespaced, kind: sr.kind, verbs: sr.verbs }))];
+  });
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersionRef(g, version.version).groupVersion, resources };
 }
 
 /** `core` is the '' group (always served as /api v1); `groups` are the named groups under /apis. */

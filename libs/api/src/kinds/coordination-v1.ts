@@ -1,6 +1,6 @@
 // coordination.k8s.io/v1: leases (node heartbeats in kube-node-lease, leader election).
 import { defineKind } from '../kind';
-import { int32, microTime, object, objectMeta, str, typeMeta } from '../schema';
+import { int32, microTime, object, objectMeta, pb, str, typeMeta } from '../schema';
 
 export const lease = defineKind({
   group: 'coordination.k8s.io',
@@ -11,15 +11,18 @@ export const lease = defineKind({
   description: 'A lease held by one holder and renewed before it runs out.',
   schema: object({
     ...typeMeta(),
-    metadata: objectMeta,
-    spec: object({
-      holderIdentity: str(),
-      leaseDurationSeconds: int32('How long candidates wait after the last renewal before taking the lease.'),
-      acquireTime: microTime(),
-      renewTime: microTime(),
-      leaseTransitions: int32(),
-      strategy: str(),
-      preferredHolder: str(),
-    }),
+    metadata: pb(1, objectMeta),
+    spec: pb(
+      2,
+      object({
+        holderIdentity: pb(1, str()),
+        leaseDurationSeconds: pb(2, int32('How long candidates wait after the last renewal before taking the lease.')),
+        acquireTime: pb(3, microTime()),
+        renewTime: pb(4, microTime()),
+        leaseTransitions: pb(5, int32()),
+        strategy: pb(6, str()),
+        preferredHolder: pb(7, str()),
+      }),
+    ),
   }),
 });

@@ -1,7 +1,7 @@
 // core/v1 kinds that need no node: namespaces, config maps, secrets, service accounts, events.
 import { Type } from '@sinclair/typebox';
 import { defineKind } from '../kind';
-import { atomicList, bool, bytesMap, int32, mergeList, object, objectMeta, required, str, stringMap, time, typeMeta } from '../schema';
+import { atomicList, bool, bytesMap, int32, mergeList, microTime, object, objectMeta, pb, required, str, stringMap, time, typeMeta } from '../schema';
 
 const core = { group: '', version: 'v1' } as const;
 
@@ -16,16 +16,22 @@ export const namespace = defineKind({
   description: 'A scope for names. Deleting a namespace deletes everything in it.',
   schema: object({
     ...typeMeta(),
-    metadata: objectMeta,
-    spec: object({ finalizers: atomicList(Type.String(), 'Must be empty before the namespace is removed; the server adds "kubernetes".') }),
-    status: object({
-      phase: str('Active, or Terminating while its contents are deleted.'),
-      conditions: mergeList(
-        object({ type: required(str()), status: required(str()), lastTransitionTime: time(), reason: str(), message: str() }),
-        'type',
-        'Observations of the namespace state.',
-      ),
-    }),
+    metadata: pb(1, objectMeta),
+    spec: pb(2, object({ finalizers: pb(1, atomicList(Type.String(), 'Must be empty before the namespace is removed; the server adds "kubernetes".')) })),
+    status: pb(
+      3,
+      object({
+        phase: pb(1, str('Active, or Terminating while its contents are deleted.')),
+        conditions: pb(
+          2,
+          mergeList(
+            object({ type: pb(1, required(str())), status: pb(2, required(str())), lastTransitionTime: pb(4, time()), reason: pb(5, str()), message: pb(6, str()) }),
+            'type',
+            'Observations of the namespace state.',
+          ),
+        ),
+      }),
+    ),
   }),
 });
 
@@ -38,10 +44,10 @@ export const configMap = defineKind({
   description: 'Configuration data for pods to consume: UTF-8 strings in data, other bytes in binaryData.',
   schema: object({
     ...typeMeta(),
-    metadata: objectMeta,
-    immutable: bool('If true, data and binaryData cannot change after creation.'),
-    data: stringMap('UTF-8 configuration data; keys are alphanumeric, "-", "_" or ".".'),
-    binaryData: bytesMap('Binary configuration data, base64 in JSON; keys may not repeat those of data.'),
+    metadata: pb(1, objectMeta),
+    immutable: pb(4, bool('If true, data and binaryData cannot change after creation.')),
+    data: pb(2, stringMap('UTF-8 configuration data; keys are alphanumeric, "-", "_" or ".".')),
+    binaryData: pb(3, bytesMap('Binary configuration data, base64 in JSON; keys may not repeat those of data.')),
   }),
 });
 
@@ -53,22 +59,22 @@ export const secret = defineKind({
   description: 'Sensitive data (passwords, tokens, keys), base64 in data; stringData is merged into data on write.',
   schema: object({
     ...typeMeta(),
-    metadata: objectMeta,
-    immutable: bool('If true, data cannot change after creation.'),
-    data: bytesMap('Secret values, base64 encoded.'),
-    stringData: stringMap('Write-only convenience: plain strings merged into data (and dropped) on write.'),
-    type: str('How the data is used; its required keys depend on it. Defaults to Opaque.', { default: 'Opaque' }),
+    metadata: pb(1, objectMeta),
+    immutable: pb(5, bool('If true, data cannot change after creation.')),
+    data: pb(2, bytesMap('Secret values, base64 encoded.')),
+    stringData: pb(4, stringMap('Write-only convenience: plain strings merged into data (and dropped) on write.')),
+    type: pb(3, str('How the data is used; its required keys depend on it. Defaults to Opaque.', { default: 'Opaque' })),
   }),
 });
 
 const objectReference = object({
-  kind: str(),
-  namespace: str(),
-  name: str(),
-  uid: str(),
-  apiVersion: str(),
-  resourceVersion: str(),
-  fieldPath: str('A field of the object, e.g. spec.containers{name}.'),
+  kind: pb(1, str()),
+  namespace: pb(2, str()),
+  name: pb(3, str()),
+  uid: pb(4, str()),
+  apiVersion: pb(5, str()),
+  resourceVersion: pb(6, str()),
+  fieldPath: pb(7, str('A field of the object, e.g. spec.containers{name}.')),
 });
 
 export const serviceAccount = defineKind({
@@ -81,10 +87,10 @@ export const serviceAccount = defineKind({
   description: 'An identity for processes in pods.',
   schema: object({
     ...typeMeta(),
-    metadata: objectMeta,
-    secrets: mergeList(objectReference, 'name', 'Secrets pods of this account may use (legacy token secrets).'),
-    imagePullSecrets: atomicList(object({ name: str() }), 'Secrets used to pull images of pods running as this account.'),
-    automountServiceAccountToken: bool('Whether pods mount an API token by default.'),
+    metadata: pb(1, objectMeta),
+    secrets: pb(2, mergeList(objectReference, 'name', 'Secrets pods of this account may use (legacy token secrets).')),
+    imagePullSecrets: pb(3, atomicList(object({ name: pb(1, str()) }), 'Secrets used to pull images of pods running as this account.')),
+    automountServiceAccountToken: pb(4, bool('Whether pods mount an API token by default.')),
   }),
 });
 
@@ -97,20 +103,20 @@ export const event = defineKind({
   description: 'A report of something that happened to an object; kept for --event-ttl.',
   schema: object({
     ...typeMeta(),
-    metadata: objectMeta,
-    involvedObject: objectReference,
-    reason: str('Short CamelCase cause of the event.'),
-    message: str('Human-readable description.'),
-    source: object({ component: str(), host: str() }),
-    firstTimestamp: time(),
-    lastTimestamp: time(),
-    count: int32('How many times it happened.'),
-    type: str('Normal or Warning.'),
-    eventTime: time(),
-    series: object({ count: int32(), lastObservedTime: time() }),
-    action: str(),
-    related: objectReference,
-    reportingComponent: str(),
-    reportingInstance: str(),
+    metadata: pb(1, objectMeta),
+    involvedObject: pb(2, objectReference),
+    reason: pb(3, str('Short CamelCase cause of the event.')),
+    message: pb(4, str('Human-readable description.')),
+    source: pb(5, object({ component: pb(1, str()), host: pb(2, str()) })),
+    firstTimestamp: pb(6, time()),
+    lastTimestamp: pb(7, time()),
+    count: pb(8, int32('How many times it happened.')),
+    type: pb(9, str('Normal or Warning.')),
+    eventTime: pb(10, microTime()),
+    series: pb(11, object({ count: pb(1, int32()), lastObservedTime: pb(2, microTime()) })),
+    action: pb(12, str()),
+    related: pb(13, objectReference),
+    reportingComponent: pb(14, str()),
+    reportingInstance: pb(15, str()),
   }),
 });

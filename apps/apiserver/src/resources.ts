@@ -1,0 +1,154 @@
+// The resource API as this server mounts it: the built-in kinds over the store (generic stores with their watch
+// caches), the admission chain, the namespace controller, their routes, discovery and OpenAPI documents, and
+// the storage and long-running-request metrics.
+import { createHash } from 'node:crypto';
+import { Gauge } from 'prom-client';
+import { requestInfo } from '@cl/auth';
+import { apiVersionOf, openApiV3, openApiV2, type KindDefinition } from '@cl/api';
+import { builtinKinds, builtinResources, ResourceApi, startNamespaceController, writeJson, type ResourceStore } from '@cl/registry';
+import { LeaseManager, type Store } from '@cl/store';
+import { buildAdmission, enabledAdmissionPlugins } from './admission';
+import type { DiscoveryGroup } from './authn';
+import { metricsRegistry } from './metrics';
+import { readBody, exactRoute, type Route } from './routes';
+
+export interface ResourceOptions {
+  eventTtlSeconds: number;
+  enableAdmissionPlugins: readonly string[];
+  disableAdmissionPlugins: readonly string[];
+  log: (line: string) => void;
+}
+
+/** The kinds served, known before the store opens (discovery and OpenAPI need no store). */
+export function servedKinds(): KindDefinition[] {
+  return builtinKinds({ eventTtlSeconds: 3600 }).map((k) => k.def);
+}
+
+/** Discovery groups for the served kinds: the core group first, then the named groups in order of appearance. */
+export function kindDiscoveryGroups(kinds: readonly KindDefinition[]): { core: DiscoveryGroup; groups: DiscoveryGroup[] } {
+  const byGroup = new Map<string, DiscoveryGroup>();
+  for (const def of kinds) {
+    let g = byGroup.get(def.group);
+    if (!g) byGroup.set(def.group, (g = { name: def.group, versions: [] }));
+    let v = g.versions.find((x) => x.version === def.version);
+    if (!v) g.versions.push((v = { version: def.version, resources: [] }));
+    v.resources.push({
+      name: def.plural,
+      singularName: def.singular,
+      namespaced: def.namespaced,
+      kind: def.kind,
+      verbs: def.verbs,
+      shortNames: def.shortNames,
+      categories: def.categories,
+      subresources: def.subresources
+        .filter((s) => s === 'status' || s === 'finalize')
+        .map((s) => ({ name: s, kind: def.kind, verbs: s === 'status' ? ['get', 'patch', 'update'] : ['update'] })),
+    });
+  }
+  const core = byGroup.get('') ?? { name: '', versions: [{ version: 'v1', resources: [] }] };
+  byGroup.delete('');
+  return { core, groups: [...byGroup.values()] };
+}
+
+/** /openapi/v3 (an index of group versions with content hashes), each group version's document, and /openapi/v2. */
+export function openApiRoutes(kinds: readonly KindDefinition[]): Route[] {
+  const gvs = new Map<string, { group: string; version: string }>();
+  for (const k of kinds) gvs.set(k.group ? `apis/${k.group}/${k.version}` : `api/${k.version}`, { group: k.group, version: k.version });
+  const docs = new Map<string, { body: string; hash: string }>();
+  for (const [path, gv] of gvs) {
+    const body = JSON.stringify(openApiV3([...kinds], gv.group, gv.version));
+    docs.set(path, { body, hash: createHash('sha512').update(body).digest('hex').slice(0, 128).toUpperCase() });
+  }
+  const index = JSON.stringify({ paths: Object.fromEntries([...docs].map(([path, d]) => [path, { serverRelativeURL: `/openapi/v3/${path}?hash=${d.hash}` }])) });
+  const v2 = JSON.stringify(openApiV2([...kinds]));
+  const send = (res: import('node:http').ServerResponse, body: string, etag?: string) => {
+    res.statusCode = 200;
+    res.setHeader('Content-Type', 'application/json');
+    if (etag) res.setHeader('Etag', `"${etag}"`);
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.end(body);
+  };
+  const routes: Route[] = [exactRoute('/openapi/v3', ({ res }) => send(res, index), ['GET', 'HEAD'])];
+  for (const [path, d] of docs) {
+    routes.push(
+      exactRoute(`/openapi/v3/${path}`, ({ req, res }) => {
+        // A hashed URL never changes; caches may keep it (upstream: immutable, a year).
+        if (new URL(req.url ?? '/', 'http://l').searchParams.get('hash') === d.hash) res.setHeader('Cache-Control', 'public, immutable, max-age=31536000');
+        send(res, d.body, d.hash);
+      }, ['GET', 'HEAD']),
+    );
+  }
+  routes.push(
+    exactRoute('/openapi/v2', ({ req, res }) => {
+      const accept = String(req.headers.accept ?? '');
+      // kubectl asks for the protobuf form first; only JSON is served (kubectl uses /openapi/v3 anyway).
+      if (accept && !/application\/json|\*\/\*/.test(accept)) {
+        return writeJson(req, res, 406, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'only application/json is served for /openapi/v2', reason: 'NotAcceptable', code: 406 });
+      }
+      send(res, v2);
+    }, ['GET', 'HEAD']),
+  );
+  return routes;
+}
+
+export interface MountedResources {
+  routes: Route[];
+  stores: ResourceStore[];
+  /** Fills the watch caches and starts the namespace controller. */
+  start(): Promise<void>;
+  stop(): void;
+}
+
+const storageObjects = new Gauge({ name: 'apiserver_storage_objects', help: 'Number of stored objects at the time of last check split by kind.', labelNames: ['resource'], registers: [] });
+const longRunning = new Gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.', labelNames: ['component', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'], registers: [] });
+let registered = false;
+
+export function mountResources(store: Store, opts: ResourceOptions): MountedResources {
+  if (!registered) {
+    metricsRegistry.registerMetric(storageObjects);
+    metricsRegistry.registerMetric(longRunning);
+    registered = true;
+  }
+  const stores = builtinResources(store, { eventTtlSeconds: opts.eventTtlSeconds, leases: new LeaseManager(store), log: opts.log });
+  const admission = buildAdmission(enabledAdmissionPlugins(opts.enableAdmissionPlugins, opts.disableAdmissionPlugins), stores);
+  for (const s of stores) s.setAdmission(admission);
+  opts.log(`Loaded ${admission.names.length} admission plugin(s): ${admission.names.join(',')}`);
+  const api = new ResourceApi(stores, {
+    readBody: (req) => readBody(req),
+    onWatch: (l, delta) => longRunning.inc({ component: 'apiserver', group: l.group, resource: l.resource, scope: l.scope, subresource: '', verb: 'WATCH', version: l.version }, delta),
+  });
+  storageObjects.reset();
+  const collect = () => {
+    for (const s of stores) storageObjects.set({ resource: s.def.group ? `${s.def.plural}.${s.def.group}` : s.def.plural }, s.size);
+  };
+  const timer = setInterval(collect, 10_000);
+  timer.unref();
+  const route: Route = {
+    pathClass: '/api resources',
+    matches: (method, path) => {
+      if (!path.startsWith('/api/') && !path.startsWith('/apis/')) return false;
+      const info = requestInfo(method, path);
+      return info.isResourceRequest && api.find(info.apiGroup, info.apiVersion, info.resource) !== undefined;
+    },
+    handle: (ctx) => api.handle(ctx.req, ctx.res, ctx.info, ctx.user),
+  };
+  const namespaces = stores.find((s) => s.def.plural === 'namespaces' && s.def.group === '')!;
+  let controller: ReturnType<typeof startNamespaceController> | null = null;
+  return {
+    routes: [route],
+    stores,
+    async start() {
+      await Promise.all(stores.map((s) => s.start()));
+      collect();
+      controller = startNamespaceController(namespaces, stores, opts.log);
+    },
+    stop() {
+      clearInterval(timer);
+      controller?.stop();
+      for (const s of stores) s.stop();
+    },
+  };
+}
+
+export const groupVersionsOf = (kinds: readonly KindDefinition[]) =>
+  [...new Set(kinds.filter((k) => k.group).map((k) => apiVersionOf(k)))].map((gv) => ({ group: gv.split('/')[0], version: gv.split('/')[1] }));

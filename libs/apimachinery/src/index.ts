@@ -1,0 +1,11 @@
+export { FieldPath, FieldError, OMIT_VALUE, formatBadValue, fieldErrors, ValidationError, GoLiteral, goQuote } from './field';
+export type { FieldErrorType, ErrorList } from './field';
+export { ApiError, apiErrors, statusFailure, statusSuccess, qualifiedResource } from './status';
+export type { Status, StatusCause, StatusDetails, GroupResource } from './status';
+export { encodeContinue, decodeContinue } from './continue-token';
+export type { ContinueToken } from './continue-token';
+export { humanDuration, metaTime, microTime } from './human-duration';
+export type { ObjectMeta, OwnerReference, KubeObject, ListMeta, WatchEvent, WatchEventType, DeleteOptions, Table, TableRow, TableColumnDefinition } from './meta';
+export * from './names';
+export * from './selectors';
+export * from './patch';

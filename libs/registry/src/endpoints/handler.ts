@@ -1,0 +1,332 @@
+// The REST verbs of every resource, as kube-apiserver's endpoint handlers: request -> query and body decoding
+// -> the resource's generic store -> JSON, Table or Status. Authentication and authorization happened before;
+// this stage sees the parsed request (group, version, resource, subresource, namespace, name, verb).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { apiVersionOf, decode, decodeProtobuf, DecodeError, parseFieldValidation, patchStrategyAt, PROTOBUF_CONTENT_TYPE, type FieldValidation } from '@cl/api';
+import { ApiError, apiErrors, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError, statusFailure, statusSuccess, type DeleteOptions, type KubeObject } from '@cl/apimachinery';
+import type { ResourceStore } from '../resource-store';
+import { mediaType, responseForm, TABLE_CONTENT_TYPE } from './negotiation';
+import { itemJson, objectJson } from './serialize';
+import { writeJson, writeStatus, writeText, wantsPretty } from './respond';
+import { selection } from './selection';
+import { parseIncludeObject, tableRow, tableColumns, toTable } from './table';
+import { streamWatch } from './watch-stream';
+
+export interface ResourceRequest {
+  verb: string;
+  apiGroup: string;
+  apiVersion: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+}
+
+export interface ResourceApiOptions {
+  /** How often watches with allowWatchBookmarks get a BOOKMARK (upstream: about a minute). */
+  bookmarkIntervalMs?: number;
+  /** Watches without timeoutSeconds end after a random time between this and twice this (upstream: 1800 s). */
+  minRequestTimeoutSeconds?: number;
+  /** Watches start and end (apiserver_longrunning_requests). */
+  onWatch?: (labels: { group: string; version: string; resource: string; scope: string }, delta: 1 | -1) => void;
+  /** Reads a request body (the server's size limit applies). */
+  readBody: (req: IncomingMessage) => Promise<Buffer>;
+}
+
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+// Bodies of create and update: JSON (no Content-Type is read as JSON), or the protobuf typed clients send.
+const OBJECT_TYPES = ['application/json', PROTOBUF_CONTENT_TYPE, ''];
+
+export class ResourceApi {
+  private readonly byPath = new Map<string, ResourceStore>();
+
+  constructor(
+    readonly stores: readonly ResourceStore[],
+    private readonly opts: ResourceApiOptions,
+  ) {
+    for (const s of stores) this.byPath.set(`${s.def.group}/${s.def.version}/${s.def.plural}`, s);
+  }
+
+  find(group: string, version: string, resource: string): ResourceStore | undefined {
+    return this.byPath.get(`${group}/${version}/${resource}`);
+  }
+
+  /** Serves one request; every failure becomes its Status response. */
+  async handle(req: IncomingMessage, res: ServerResponse, info: ResourceRequest, user?: unknown): Promise<void> {
+    try {
+      await this.dispatch(req, res, info, user);
+    } catch (e) {
+      if (e instanceof ApiError) {
+        if (!res.headersSent) writeStatus(req, res, e.status);
+        else res.destroy();
+        return;
+      }
+      throw e;
+    }
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse, info: ResourceRequest, user: unknown) {
+    const store = this.find(info.apiGroup, info.apiVersion, info.resource);
+    if (!store) throw new ApiError(notFoundStatus());
+    const q = new URL(req.url ?? '/', 'http://local').searchParams;
+    const def = store.def;
+    const ns = def.namespaced ? info.namespace : '';
+    const sub = info.subresource;
+    if (sub && !(def.subresources.includes(sub) && (sub === 'status' || sub === 'finalize'))) throw new ApiError(notFoundStatus());
+    if (def.namespaced && !ns && !['list', 'watch', 'deletecollection'].includes(info.verb)) throw new ApiError(notFoundStatus());
+    const dryRun = parseDryRun(q.getAll('dryRun'));
+    switch (info.verb) {
+      case 'get':
+        if (sub === 'finalize') throw apiErrors.methodNotSupported(store.gr, 'get');
+        return this.get(req, res, store, ns, info.name, q);
+      case 'list':
+        return this.list(req, res, store, ns, q);
+      case 'watch':
+        return this.watch(req, res, store, ns, q, info);
+      case 'create':
+        if (info.name) throw apiErrors.methodNotSupported(store.gr, 'create');
+        return this.create(req, res, store, ns, q, dryRun, user);
+      case 'update':
+        return this.update(req, res, store, ns, info.name, sub, q, dryRun, user);
+      case 'patch':
+        if (sub === 'finalize') throw apiErrors.methodNotSupported(store.gr, 'patch');
+        return this.patch(req, res, store, ns, info.name, sub, q, dryRun, user);
+      case 'delete':
+        if (sub) throw apiErrors.methodNotSupported(store.gr, 'delete');
+        return this.delete(req, res, store, ns, info.name, q, dryRun, user);
+      case 'deletecollection':
+        if (!def.verbs.includes('deletecollection')) throw apiErrors.methodNotSupported(store.gr, 'deletecollection');
+        return this.deleteCollection(req, res, store, ns, q, dryRun, user);
+      default:
+        throw apiErrors.methodNotSupported(store.gr, info.verb);
+    }
+  }
+
+  private respondObject(req: IncomingMessage, res: ServerResponse, store: ResourceStore, code: number, object: KubeObject, q: URLSearchParams) {
+    if (responseForm(req) === 'table') {
+      return writeJson(req, res, code, toTable(store.strategy, [object], object.metadata?.resourceVersion, parseIncludeObject(q.get('includeObject'))), TABLE_CONTENT_TYPE);
+    }
+    if (wantsPretty(req)) return writeJson(req, res, code, object);
+    writeText(res, code, objectJson(object) + '\n');
+  }
+
+  private async get(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, q: URLSearchParams) {
+    responseForm(req); // refuse an unacceptable Accept before reading
+    this.respondObject(req, res, store, 200, await store.get(ns, name), q);
+  }
+
+  private async list(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, q: URLSearchParams) {
+    const form = responseForm(req);
+    const limit = parseNonNegative(q.get('limit'), 'limit');
+    const result = await store.list(ns, {
+      filter: selection(store.strategy, q.get('labelSelector'), q.get('fieldSelector')),
+      limit,
+      continue: q.get('continue') || undefined,
+      resourceVersion: q.get('resourceVersion') ?? undefined,
+      resourceVersionMatch: q.get('resourceVersionMatch') || undefined,
+    });
+    if (form === 'table') {
+      const table = toTable(store.strategy, result.items, result.resourceVersion, parseIncludeObject(q.get('includeObject')), true, { continue: result.continue });
+      return writeJson(req, res, 200, table, TABLE_CONTENT_TYPE);
+    }
+    const def = store.def;
+    const metadata = { resourceVersion: result.resourceVersion, ...(result.continue ? { continue: result.continue } : {}) };
+    if (wantsPretty(req)) {
+      return writeJson(req, res, 200, { kind: def.listKind, apiVersion: apiVersionOf(def), metadata, items: result.items.map((o) => ({ ...o, apiVersion: undefined, kind: undefined })) });
+    }
+    // Assembled from each item's cached JSON: a large list costs one join, not a stringify of every object.
+    const head = `{"kind":"${def.listKind}","apiVersion":"${apiVersionOf(def)}","metadata":${JSON.stringify(metadata)},"items":[`;
+    writeText(res, 200, head + result.items.map(itemJson).join(',') + ']}\n');
+  }
+
+  private async watch(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, q: URLSearchParams, info: ResourceRequest) {
+    const form = responseForm(req);
+    const timeoutSeconds = parseNonNegative(q.get('timeoutSeconds'), 'timeoutSeconds');
+    const min = this.opts.minRequestTimeoutSeconds ?? 1800;
+    const timeoutMs = timeoutSeconds ? timeoutSeconds * 1000 : (min + Math.random() * min) * 1000;
+    const bookmarks = q.get('allowWatchBookmarks') === 'true';
+    const sendInitialEvents = q.get('sendInitialEvents');
+    const rv = q.get('resourceVersion') ?? undefined;
+    const match = q.get('resourceVersionMatch') || undefined;
+    if (sendInitialEvents === 'true' && (match !== 'NotOlderThan' || !bookmarks)) {
+      const reasons = [];
+      if (match !== 'NotOlderThan') reasons.push(`resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`);
+      if (!bookmarks) reasons.push('allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
+      throw new ApiError({ ...apiErrors.badRequest('').status, code: 422, reason: 'Invalid', message: `ListOptions.meta.k8s.io "" is invalid: [${reasons.join(', ')}]` });
+    }
+    if (match && sendInitialEvents !== 'true') throw apiErrors.badRequest('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+    const watch = await store.watch(ns, {
+      filter: selection(store.strategy, q.get('labelSelector'), q.get('fieldSelector')),
+      resourceVersion: rv,
+      bookmarkIntervalMs: bookmarks ? this.opts.bookmarkIntervalMs ?? 60_000 : undefined,
+      sendInitialEvents: sendInitialEvents === 'true',
+    });
+    const include = parseIncludeObject(q.get('includeObject'));
+    const labels = { group: info.apiGroup, version: info.apiVersion, resource: info.resource, scope: ns ? 'namespace' : store.def.namespaced ? 'cluster' : 'resource' };
+    this.opts.onWatch?.(labels, 1);
+    await streamWatch(req, res, watch, {
+      timeoutMs,
+      apiVersion: apiVersionOf(store.def),
+      kind: store.def.kind,
+      asTable: form === 'table' ? (o, first) => oneRowTable(store, o, include, first) : undefined,
+      onEnd: () => this.opts.onWatch?.(labels, -1),
+    });
+  }
+
+  private async body(req: IncomingMessage, accepted: readonly string[]): Promise<Buffer> {
+    const type = mediaType(req);
+    if (!accepted.includes(type)) throw apiErrors.unsupportedMediaType(accepted.filter(Boolean));
+    return this.opts.readBody(req);
+  }
+
+  private decodeBody(store: ResourceStore, body: Buffer | string, fv: FieldValidation, protobuf = false): { object: KubeObject; warnings: string[] } {
+    try {
+      // A protobuf body has no unknown fields to report: it is decoded by field number, then checked as JSON.
+      const decoded = protobuf ? decode(store.def, JSON.stringify(decodeProtobuf(store.def, body as Buffer)), 'Ignore') : decode(store.def, body, fv);
+      const object = decoded.object as KubeObject;
+      const apiVersion = apiVersionOf(store.def);
+      if (object.apiVersion && object.apiVersion !== apiVersion) throw apiErrors.badRequest(`the API version in the data (${object.apiVersion}) does not match the expected API version (${apiVersion})`);
+      if (object.kind && object.kind !== store.def.kind) throw apiErrors.badRequest(`the kind in the data (${object.kind}) does not match the expected kind (${store.def.kind})`);
+      return { object, warnings: decoded.warnings };
+    } catch (e) {
+      if (e instanceof DecodeError) throw apiErrors.badRequest(e.message);
+      throw e;
+    }
+  }
+
+  private async create(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
+    const fv = fieldValidation(q);
+    responseForm(req);
+    const { object, warnings } = this.decodeBody(store, await this.body(req, OBJECT_TYPES), fv, mediaType(req) === PROTOBUF_CONTENT_TYPE);
+    const created = await store.create(ns, object, { dryRun, user });
+    setWarnings(res, warnings);
+    this.respondObject(req, res, store, 201, created, q);
+  }
+
+  private async update(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, sub: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
+    const fv = fieldValidation(q);
+    responseForm(req);
+    const { object, warnings } = this.decodeBody(store, await this.body(req, OBJECT_TYPES), fv, mediaType(req) === PROTOBUF_CONTENT_TYPE);
+    const apply =
+      sub === 'finalize'
+        ? // Only spec.finalizers of a namespace changes through /finalize.
+          (current: KubeObject | null) => ({ ...current!, metadata: { ...current!.metadata, resourceVersion: object.metadata?.resourceVersion ?? current!.metadata?.resourceVersion }, spec: { ...(current!.spec as object), finalizers: (object.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [] } })
+        : () => object;
+    const { object: updated, created } = await store.update(ns, name, apply, { dryRun, user, subresource: sub });
+    setWarnings(res, warnings);
+    this.respondObject(req, res, store, created ? 201 : 200, updated, q);
+  }
+
+  private async patch(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, sub: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
+    const fv = fieldValidation(q);
+    responseForm(req);
+    const type = mediaType(req);
+    const raw = await this.body(req, PATCH_TYPES);
+    let patch: unknown;
+    try {
+      patch = JSON.parse(raw.toString('utf8'));
+    } catch (e) {
+      throw apiErrors.badRequest(`error decoding patch: ${(e as Error).message}`);
+    }
+    const warnings: string[] = [];
+    const apply = (current: KubeObject | null): KubeObject => {
+      let patched: unknown;
+      try {
+        if (type === 'application/json-patch+json') patched = applyJsonPatch(current, patch, { fieldValidation: fv });
+        else if (type === 'application/merge-patch+json') patched = applyMergePatch(current, patch, { fieldValidation: fv });
+        else patched = applyStrategicMergePatch(current, patch, (path) => patchStrategyAt(store.def, path));
+      } catch (e) {
+        if (e instanceof PatchError) throw new ApiError(statusFailure(e.code, e.reason, e.statusMessage));
+        throw e;
+      }
+      const decoded = this.decodeBody(store, JSON.stringify(patched), fv);
+      warnings.length = 0;
+      warnings.push(...decoded.warnings);
+      return decoded.object;
+    };
+    const { object } = await store.update(ns, name, apply, { dryRun, user, subresource: sub, allowCreate: false });
+    setWarnings(res, warnings);
+    this.respondObject(req, res, store, 200, object, q);
+  }
+
+  private async deleteOptions(req: IncomingMessage, q: URLSearchParams, dryRun: boolean): Promise<DeleteOptions> {
+    const raw = await this.opts.readBody(req);
+    let options: DeleteOptions = {};
+    if (raw.length > 0) {
+      try {
+        options = JSON.parse(raw.toString('utf8')) as DeleteOptions;
+      } catch (e) {
+        throw apiErrors.badRequest(`error decoding DeleteOptions: ${(e as Error).message}`);
+      }
+      if (options === null || typeof options !== 'object' || Array.isArray(options)) throw apiErrors.badRequest('DeleteOptions must be a JSON object');
+    }
+    const grace = q.get('gracePeriodSeconds');
+    if (grace !== null) options.gracePeriodSeconds = parseInteger(grace, 'gracePeriodSeconds');
+    const policy = q.get('propagationPolicy');
+    if (policy) options.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+    if (dryRun) options.dryRun = ['All'];
+    return options;
+  }
+
+  private async delete(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
+    responseForm(req);
+    const options = await this.deleteOptions(req, q, dryRun);
+    const { object, deleted } = await store.delete(ns, name, options, { dryRun: dryRun || !!options.dryRun?.length, user });
+    if (deleted && !store.strategy.returnDeletedObject) {
+      const m = object.metadata!;
+      const details = store.def.group ? { name: m.name, group: store.def.group, kind: store.def.plural, uid: m.uid } : { name: m.name, kind: store.def.plural, uid: m.uid };
+      return writeJson(req, res, 200, statusSuccess(details));
+    }
+    this.respondObject(req, res, store, 200, object, q);
+  }
+
+  private async deleteCollection(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
+    responseForm(req);
+    const options = await this.deleteOptions(req, q, dryRun);
+    const filter = selection(store.strategy, q.get('labelSelector'), q.get('fieldSelector'));
+    const items = await store.deleteCollection(ns, { filter }, options, { dryRun: dryRun || !!options.dryRun?.length, user });
+    writeJson(req, res, 200, { kind: store.def.listKind, apiVersion: apiVersionOf(store.def), metadata: {}, items: items.map((o) => ({ ...o, apiVersion: undefined, kind: undefined })) });
+  }
+}
+
+function oneRowTable(store: ResourceStore, o: KubeObject, include: ReturnType<typeof parseIncludeObject>, first: boolean) {
+  const table: Record<string, unknown> = { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: o.metadata?.resourceVersion } };
+  if (first) table.columnDefinitions = tableColumns(store.strategy);
+  table.rows = [tableRow(store.strategy, o, include)];
+  return table;
+}
+
+function notFoundStatus() {
+  return { kind: 'Status' as const, apiVersion: 'v1' as const, metadata: {}, status: 'Failure' as const, message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 };
+}
+
+function fieldValidation(q: URLSearchParams): FieldValidation {
+  try {
+    return parseFieldValidation(q.get('fieldValidation'));
+  } catch (e) {
+    throw apiErrors.badRequest((e as Error).message);
+  }
+}
+
+function parseDryRun(values: string[]): boolean {
+  if (values.length === 0) return false;
+  for (const v of values) if (v !== 'All') throw apiErrors.badRequest(`Invalid dryRun parameter: unsupported value "${v}", supported values: "All"`);
+  return true;
+}
+
+function parseInteger(v: string, name: string): number {
+  if (!/^-?\d+$/.test(v)) throw apiErrors.badRequest(`${name}: invalid value ${JSON.stringify(v)}: must be an integer`);
+  return Number(v);
+}
+
+function parseNonNegative(v: string | null, name: string): number | undefined {
+  if (v === null || v === '') return undefined;
+  const n = parseInteger(v, name);
+  if (n < 0) throw apiErrors.badRequest(`${name}: Invalid value: ${n}: must be greater than or equal to 0`);
+  return n;
+}
+
+/** Unknown or duplicate fields under fieldValidation=Warn, as upstream's `Warning: 299 - "..."` headers. */
+function setWarnings(res: ServerResponse, warnings: readonly string[]) {
+  if (warnings.length) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+}

@@ -1,0 +1,61 @@
+// meta.k8s.io/v1 Tables, what `kubectl get` prints: NAME first, the kind's own columns (its Strategy's table),
+// or upstream's default NAME / CREATED AT. Each row carries the object as PartialObjectMetadata (default), the
+// whole object (includeObject=Object) or nothing (None), since kubectl reads labels and namespaces from it.
+import { apiErrors, type KubeObject, type Table, type TableColumnDefinition, type TableRow } from '@cl/apimachinery';
+import type { Strategy } from '../strategy';
+
+export type IncludeObject = 'Metadata' | 'Object' | 'None';
+
+const NAME_COLUMN: TableColumnDefinition = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description: 'Name must be unique within a namespace. Set by the client on create (or generated from generateName); cannot be updated.',
+  priority: 0,
+};
+
+const CREATED_AT: TableColumnDefinition = {
+  name: 'Created At',
+  type: 'date',
+  format: '',
+  description: 'When the object was created (metadata.creationTimestamp).',
+  priority: 0,
+};
+
+export function parseIncludeObject(value: string | null): IncludeObject {
+  if (value === null || value === '') return 'Metadata';
+  if (value === 'Metadata' || value === 'Object' || value === 'None') return value;
+  throw apiErrors.badRequest(`includeObject: Unsupported value: "${value}": supported values: "Metadata", "None", "Object"`);
+}
+
+export function tableColumns(strategy: Strategy): TableColumnDefinition[] {
+  if (strategy.table?.ownColumns) return strategy.table.columns;
+  return [NAME_COLUMN, ...(strategy.table ? strategy.table.columns : [CREATED_AT])];
+}
+
+function rowObject(o: KubeObject, include: IncludeObject): unknown {
+  if (include === 'None') return undefined;
+  if (include === 'Object') return o;
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
+}
+
+export function tableRow(strategy: Strategy, o: KubeObject, include: IncludeObject, now = Date.now()): TableRow {
+  const t = strategy.table;
+  const cells = t?.ownColumns ? t.cells(o, now) : [o.metadata?.name ?? '', ...(t ? t.cells(o, now) : [o.metadata?.creationTimestamp ?? null])];
+  const object = rowObject(o, include);
+  return object === undefined ? { cells } : { cells, object };
+}
+
+export function toTable(strategy: Strategy, objects: readonly KubeObject[], resourceVersion: string | undefined, include: IncludeObject, withColumns = true, extra: { continue?: string } = {}): Table {
+  const now = Date.now();
+  const table: Table = {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: { ...(resourceVersion ? { resourceVersion } : {}), ...(extra.continue ? { continue: extra.continue } : {}) },
+    rows: objects.map((o) => tableRow(strategy, o, include, now)),
+  };
+  if (withColumns) table.columnDefinitions = tableColumns(strategy);
+  else delete table.columnDefinitions;
+  // Upstream's field order: columnDefinitions before rows.
+  return withColumns ? { kind: table.kind, apiVersion: table.apiVersion, metadata: table.metadata, columnDefinitions: table.columnDefinitions, rows: table.rows } : table;
+}

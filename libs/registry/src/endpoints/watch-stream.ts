@@ -1,0 +1,72 @@
+// A watch as kube-apiserver streams it: 200 with chunked JSON, one flushed line per event
+// ({"type":"ADDED","object":{...}}), BOOKMARKs when asked for, the stream ended at timeoutSeconds, and a watch
+// that cannot resume (its resourceVersion left the cache's window) answered with one ERROR event carrying a
+// 410 Expired Status before the stream closes, so clients relist.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { statusFailure, type KubeObject } from '@cl/apimachinery';
+import type { CacheWatch, WatchCacheItem } from '../watch-cache';
+import { TooOldResourceVersionError } from '../watch-cache';
+import { objectJson } from './serialize';
+import { TABLE_CONTENT_TYPE } from './negotiation';
+
+export interface WatchStreamOptions {
+  /** Ends the stream after this long (timeoutSeconds). */
+  timeoutMs: number;
+  /** The kind's apiVersion and kind, for BOOKMARK objects. */
+  apiVersion: string;
+  kind: string;
+  /** Each event's object as a one-row Table (kubectl get -w); the first carries the column definitions. */
+  asTable?: (o: KubeObject, first: boolean) => unknown;
+  /** Called once when the stream ends (in-flight accounting, metrics). */
+  onEnd?: () => void;
+  /** Annotate the first BOOKMARK after the initial ADDED events (sendInitialEvents). */
+  initialEventsEnd?: boolean;
+}
+
+export async function streamWatch(req: IncomingMessage, res: ServerResponse, watch: CacheWatch<KubeObject>, opts: WatchStreamOptions): Promise<void> {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', opts.asTable ? TABLE_CONTENT_TYPE : 'application/json');
+  res.setHeader('Transfer-Encoding', 'chunked');
+  res.flushHeaders();
+  let first = true;
+  const timer = setTimeout(() => watch.close(), opts.timeoutMs);
+  const end = () => watch.close();
+  req.on('close', end);
+  res.on('close', end);
+  try {
+    for await (const item of watch) {
+      if (res.destroyed) break;
+      const line = eventLine(item, opts, first);
+      if (item.type !== 'BOOKMARK') first = false;
+      // Backpressure is the watch's bounded queue: a client that stops reading overflows it and is dropped.
+      res.write(line);
+    }
+  } catch (e) {
+    if (!res.destroyed) {
+      const message = e instanceof TooOldResourceVersionError ? e.message : `watch ended: ${(e as Error).message}`;
+      const status = e instanceof TooOldResourceVersionError ? statusFailure(410, 'Expired', message) : statusFailure(500, 'InternalError', message);
+      res.write(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
+    }
+  } finally {
+    clearTimeout(timer);
+    req.off('close', end);
+    res.off('close', end);
+    if (!res.destroyed) res.end();
+    opts.onEnd?.();
+  }
+}
+
+function eventLine(item: WatchCacheItem<KubeObject>, opts: WatchStreamOptions, first: boolean): string {
+  if (item.type === 'BOOKMARK') {
+    const metadata: Record<string, unknown> = { resourceVersion: String(item.revision) };
+    if (item.initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+    return JSON.stringify({ type: 'BOOKMARK', object: { kind: opts.kind, apiVersion: opts.apiVersion, metadata } }) + '\n';
+  }
+  // A DELETED event carries the last state at the deletion's revision.
+  const object =
+    item.type === 'DELETED' && item.object.metadata?.resourceVersion !== String(item.revision)
+      ? { ...item.object, metadata: { ...item.object.metadata, resourceVersion: String(item.revision) } }
+      : item.object;
+  if (opts.asTable) return JSON.stringify({ type: item.type, object: opts.asTable(object, first) }) + '\n';
+  return `{"type":"${item.type}","object":${objectJson(object)}}\n`;
+}

@@ -1,0 +1,38 @@
+// The kinds this server stores, each with its strategy: what `builtinResources` turns into generic stores.
+import { clusterRole, clusterRoleBinding, configMap, lease, namespace, role, roleBinding, secret, serviceAccount, event, type KindDefinition } from '@cl/api';
+import type { LeaseManager, Store } from '@cl/store';
+import { ResourceStore } from '../resource-store';
+import type { Strategy } from '../strategy';
+import { namespaceStrategy } from './namespaces';
+import { configMapStrategy, secretStrategy, serviceAccountStrategy } from './config';
+import { eventStrategy } from './events';
+import { leaseStrategy } from './leases';
+import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac';
+
+export interface BuiltinOptions {
+  /** How long events live (--event-ttl), in seconds. */
+  eventTtlSeconds: number;
+  leases?: LeaseManager;
+  log?: (line: string) => void;
+}
+
+export function builtinKinds(opts: BuiltinOptions): Array<{ def: KindDefinition; strategy: Strategy }> {
+  return [
+    { def: namespace, strategy: namespaceStrategy },
+    { def: configMap, strategy: configMapStrategy },
+    { def: secret, strategy: secretStrategy },
+    { def: serviceAccount, strategy: serviceAccountStrategy },
+    { def: event, strategy: eventStrategy(opts.eventTtlSeconds) },
+    { def: lease, strategy: leaseStrategy },
+    { def: role, strategy: roleStrategy },
+    { def: clusterRole, strategy: clusterRoleStrategy },
+    { def: roleBinding, strategy: roleBindingStrategy },
+    { def: clusterRoleBinding, strategy: clusterRoleBindingStrategy },
+  ] as Array<{ def: KindDefinition; strategy: Strategy }>;
+}
+
+export function builtinResources(store: Store, opts: BuiltinOptions): ResourceStore[] {
+  return builtinKinds(opts).map(({ def, strategy }) => new ResourceStore(def, store, strategy, { leases: opts.leases, log: opts.log }));
+}
+
+export { NAMESPACE_FINALIZER } from './namespaces';

@@ -1,0 +1,151 @@
+// The generic store over the embedded store: server-set fields, optimistic concurrency, finalizers, paging at
+// one revision, and the namespace lifecycle (admission and controller) it is used with.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiError, type KubeObject } from '@cl/apimachinery';
+import { SqliteStore } from '@cl/store';
+import { builtinResources, namespaceLifecycle, admissionChain, startNamespaceController, type ResourceStore } from './index';
+
+const dir = mkdtempSync(join(tmpdir(), 'cl-resource-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let store: SqliteStore;
+let stores: ResourceStore[];
+let cms: ResourceStore;
+let namespaces: ResourceStore;
+
+beforeEach(async () => {
+  store = new SqliteStore(join(dir, `${Math.random()}.db`));
+  stores = builtinResources(store, { eventTtlSeconds: 3600 });
+  cms = stores.find((s) => s.def.plural === 'configmaps')!;
+  namespaces = stores.find((s) => s.def.plural === 'namespaces')!;
+  const admission = admissionChain([namespaceLifecycle(namespaces)]);
+  for (const s of stores) s.setAdmission(admission);
+  await Promise.all(stores.map((s) => s.start()));
+  await namespaces.create('', { metadata: { name: 'default' } });
+});
+afterEach(async () => {
+  for (const s of stores) s.stop();
+  await store.close();
+});
+
+/** The ApiError a call fails with, as `code reason: message`. */
+async function failure(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ApiError) return `${e.status.code} ${e.status.reason}: ${e.status.message}`;
+    throw e;
+  }
+  throw new Error('expected a failure');
+}
+
+const cm = (name: string, data: Record<string, string> = {}, labels?: Record<string, string>): KubeObject => ({ metadata: { name, ...(labels ? { labels } : {}) }, data });
+
+test('create sets uid, creationTimestamp and resourceVersion; a second create of the name is AlreadyExists', async () => {
+  const created = await cms.create('default', cm('a', { k: 'v' }));
+  expect(created.metadata).toMatchObject({ name: 'a', namespace: 'default', uid: expect.stringMatching(/^[0-9a-f-]{36}$/), resourceVersion: expect.stringMatching(/^\d+$/) });
+  expect(created.metadata!.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  expect(await cms.get('default', 'a')).toEqual(created);
+  expect(await failure(cms.create('default', cm('a')))).toBe('409 AlreadyExists: configmaps "a" already exists');
+});
+
+test('generateName gets a random suffix; a missing name is a field error', async () => {
+  const a = await cms.create('default', { metadata: { generateName: 'gen-' } });
+  expect(a.metadata!.name).toMatch(/^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  expect(await failure(cms.create('default', { metadata: {} }))).toBe('422 Invalid: ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required');
+});
+
+test('update: a stale resourceVersion conflicts, none is unconditional, identity fields are kept', async () => {
+  const a = await cms.create('default', cm('a', { v: '1' }));
+  const { object: b } = await cms.update('default', 'a', (cur) => ({ ...cur!, data: { v: '2' } }));
+  expect(Number(b.metadata!.resourceVersion)).toBeGreaterThan(Number(a.metadata!.resourceVersion));
+  expect(await failure(cms.update('default', 'a', () => ({ ...a, data: { v: '3' } })))).toBe(
+    '409 Conflict: Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again',
+  );
+  const { object: c } = await cms.update('default', 'a', () => ({ metadata: { name: 'a', uid: undefined }, data: { v: '4' } }));
+  expect(c.metadata!.uid).toBe(a.metadata!.uid);
+  expect(c.metadata!.creationTimestamp).toBe(a.metadata!.creationTimestamp);
+  // Writing the same object again is not a write: no new revision.
+  const { object: d } = await cms.update('default', 'a', (cur) => cur!);
+  expect(d.metadata!.resourceVersion).toBe(c.metadata!.resourceVersion);
+});
+
+test('finalizers keep a deleted object with a deletionTimestamp; removing the last one removes it', async () => {
+  await cms.create('default', { metadata: { name: 'held', finalizers: ['example.com/x'] } });
+  const r = await cms.delete('default', 'held');
+  expect(r.deleted).toBe(false);
+  expect(r.object.metadata!.deletionTimestamp).toEqual(expect.any(String));
+  expect(await failure(cms.update('default', 'held', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, finalizers: ['example.com/x', 'example.com/y'] } })))).toMatch(
+    /^422 Invalid: ConfigMap "held" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted/,
+  );
+  await cms.update('default', 'held', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, finalizers: [] } }));
+  expect(await failure(cms.get('default', 'held'))).toBe('404 NotFound: configmaps "held" not found');
+});
+
+test('delete preconditions on uid and resourceVersion', async () => {
+  const a = await cms.create('default', cm('a'));
+  expect(await failure(cms.delete('default', 'a', { preconditions: { uid: 'other' } }))).toBe(`409 Conflict: Operation cannot be fulfilled on configmaps "a": Precondition failed: UID in precondition: other, UID in object meta: ${a.metadata!.uid}`);
+  expect(await failure(cms.delete('default', 'a', { propagationPolicy: 'Sideways' as never }))).toBe(
+    '422 Invalid: DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan"',
+  );
+  expect((await cms.delete('default', 'a', { preconditions: { uid: a.metadata!.uid } })).deleted).toBe(true);
+});
+
+test('paged lists read one revision: later writes do not show up in later pages; selectors skip non-matching keys', async () => {
+  for (let i = 0; i < 7; i++) await cms.create('default', cm(`cm-${i}`, {}, { parity: i % 2 ? 'odd' : 'even' }));
+  const first = await cms.list('default', { limit: 3 });
+  expect(first.items.map((o) => o.metadata!.name)).toEqual(['cm-0', 'cm-1', 'cm-2']);
+  await cms.create('default', cm('cm-3a'));
+  await cms.delete('default', 'cm-4');
+  const second = await cms.list('default', { limit: 3, continue: first.continue });
+  expect(second.items.map((o) => o.metadata!.name)).toEqual(['cm-3', 'cm-4', 'cm-5']);
+  expect(second.resourceVersion).toBe(first.resourceVersion);
+  const third = await cms.list('default', { limit: 3, continue: second.continue });
+  expect(third.items.map((o) => o.metadata!.name)).toEqual(['cm-6']);
+  expect(third.continue).toBeUndefined();
+  const odd = await cms.list('default', { limit: 2, filter: (o) => o.metadata?.labels?.parity === 'odd' });
+  expect(odd.items.map((o) => o.metadata!.name)).toEqual(['cm-1', 'cm-3']);
+  const rest = await cms.list('default', { limit: 2, continue: odd.continue, filter: (o) => o.metadata?.labels?.parity === 'odd' });
+  expect(rest.items.map((o) => o.metadata!.name)).toEqual(['cm-5']);
+});
+
+test('a continue token whose revision was compacted is 410 Expired; resourceVersionMatch without resourceVersion is invalid', async () => {
+  for (let i = 0; i < 3; i++) await cms.create('default', cm(`cm-${i}`));
+  const first = await cms.list('default', { limit: 1 });
+  const { revision } = await store.put('/unrelated', 'x');
+  await store.compact(revision);
+  expect(await failure(cms.list('default', { limit: 1, continue: first.continue }))).toMatch(/^410 Expired: The provided continue parameter is too old/);
+  expect(await failure(cms.list('default', { resourceVersionMatch: 'NotOlderThan' }))).toBe(
+    '422 Invalid: ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+  );
+});
+
+test('NamespaceLifecycle: no creates in a missing namespace; a terminating one is emptied by the controller and removed', async () => {
+  expect(await failure(cms.create('nowhere', cm('a')))).toBe('404 NotFound: namespaces "nowhere" not found');
+  await namespaces.create('', { metadata: { name: 'doomed' } });
+  await cms.create('doomed', cm('a'));
+  await cms.create('doomed', { metadata: { name: 'held', finalizers: ['example.com/x'] } });
+  const deleted = await namespaces.delete('', 'doomed');
+  expect(deleted.object.status).toEqual({ phase: 'Terminating' });
+  expect(await failure(cms.create('doomed', cm('b')))).toBe('403 Forbidden: configmaps "b" is forbidden: unable to create new content in namespace doomed because it is being terminated');
+  const controller = startNamespaceController(namespaces, stores);
+  try {
+    // The finalizer of `held` keeps the namespace until it is removed.
+    await waitUntil(async () => (await cms.list('doomed')).items.length === 1 && (await cms.get('doomed', 'held')).metadata!.deletionTimestamp !== undefined);
+    expect((await namespaces.get('', 'doomed')).status).toEqual({ phase: 'Terminating' });
+    await cms.update('doomed', 'held', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, finalizers: [] } }));
+    await waitUntil(async () => (await failure(namespaces.get('', 'doomed')).catch(() => '')) === '404 NotFound: namespaces "doomed" not found');
+  } finally {
+    controller.stop();
+  }
+});
+
+async function waitUntil(check: () => Promise<boolean>) {
+  for (let i = 0; i < 200; i++) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('condition never held');
+}

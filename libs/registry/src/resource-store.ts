@@ -1,0 +1,457 @@
+// The generic store of one resource (upstream's genericregistry.Store): objects as JSON under
+// `/<resource>/<namespace>/<name>` in libs/store, every write an optimistic transaction on the object's
+// revision, the store revision as resourceVersion, and reads of many objects served from the resource's watch
+// cache. What differs per kind comes from its Strategy; what admission plugins decide comes from `admit`.
+import { randomUUID } from 'node:crypto';
+import {
+  apiErrors,
+  decodeContinue,
+  encodeContinue,
+  fieldErrors,
+  generateName,
+  metaTime,
+  FieldPath,
+  type DeleteOptions,
+  type FieldError,
+  type GroupResource,
+  type KubeObject,
+  type ObjectMeta,
+} from '@cl/apimachinery';
+import { apiVersionOf, type KindDefinition } from '@cl/api';
+import { CompactedError, ConflictError, FutureRevisionError, type KeyValue, type LeaseManager, type Store } from '@cl/store';
+import { WatchCache, type CacheWatch } from './watch-cache';
+import type { Strategy } from './strategy';
+import type { Admission, Operation } from './admission';
+import { validateMetadata, validateMetadataUpdate } from './validate-metadata';
+import { jsonEqual } from './json-equal';
+
+export interface ListOptions {
+  /** Objects pass when this holds (label and field selectors, compiled by the caller). */
+  filter?: (object: KubeObject) => boolean;
+  /** Whether a filter is set (a page then scans past non-matching keys). */
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+}
+
+export interface WatchOptions {
+  filter?: (object: KubeObject) => boolean;
+  resourceVersion?: string;
+  bookmarkIntervalMs?: number;
+  /** ADDED for the state at resourceVersion or later, then a BOOKMARK marking the end of them (WatchList). */
+  sendInitialEvents?: boolean;
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  /** `status` for `<resource>/status` writes; '' for the main resource. */
+  subresource?: string;
+  /** Who asks, for admission plugins. */
+  user?: unknown;
+  /** PATCH never creates, even where a PUT may (allowCreateOnUpdate). */
+  allowCreate?: boolean;
+}
+
+export interface ResourceStoreOptions {
+  leases?: LeaseManager;
+  log?: (line: string) => void;
+  admission?: Admission;
+  /** Watch cache window (events kept for watches resuming from a past resourceVersion). */
+  cacheCapacity?: number;
+}
+
+/** A stored object's revision as the decimal string clients see. */
+export const rvOf = (o: KubeObject): string | undefined => o.metadata?.resourceVersion;
+
+const clone = <T>(v: T): T => structuredClone(v);
+const MAX_UNCONDITIONAL_RETRIES = 16;
+
+export class ResourceStore {
+  readonly gr: GroupResource;
+  readonly cache: WatchCache<KubeObject>;
+  private readonly prefix: string;
+  private readonly apiVersion: string;
+
+  constructor(
+    readonly def: KindDefinition,
+    private readonly store: Store,
+    readonly strategy: Strategy,
+    private readonly opts: ResourceStoreOptions = {},
+  ) {
+    this.gr = { group: def.group, resource: def.plural };
+    this.prefix = `/${def.plural}/`;
+    this.apiVersion = apiVersionOf(def);
+    this.cache = new WatchCache<KubeObject>(store, this.prefix, { decode: (kv) => this.decode(kv), capacity: opts.cacheCapacity, log: opts.log });
+  }
+
+  start(): Promise<void> {
+    return this.cache.start();
+  }
+
+  /** The admission chain writes go through (set once every store exists, since plugins read other resources). */
+  setAdmission(admission: Admission): void {
+    this.opts.admission = admission;
+  }
+
+  stop(): void {
+    this.cache.stop();
+  }
+
+  key(namespace: string, name: string): string {
+    return this.def.namespaced ? `${this.prefix}${namespace}/${name}` : `${this.prefix}${name}`;
+  }
+
+  /** The key prefix of a list: one namespace, or every object of the resource. */
+  private listPrefix(namespace: string): string {
+    return this.def.namespaced && namespace ? `${this.prefix}${namespace}/` : this.prefix;
+  }
+
+  decode(kv: KeyValue): KubeObject {
+    const object = JSON.parse(kv.value.toString('utf8')) as KubeObject;
+    object.apiVersion = this.apiVersion;
+    object.kind = this.def.kind;
+    (object.metadata ??= {}).resourceVersion = String(kv.modRevision);
+    return object;
+  }
+
+  private encode(object: KubeObject): string {
+    // The revision is the store's to give: never stored inside the value (as upstream's etcd3 store).
+    const { resourceVersion: _rv, ...meta } = object.metadata ?? {};
+    return JSON.stringify({ ...object, apiVersion: this.apiVersion, kind: this.def.kind, metadata: meta });
+  }
+
+  async get(namespace: string, name: string): Promise<KubeObject> {
+    const kv = await this.store.get(this.key(namespace, name));
+    if (!kv) throw apiErrors.notFound(this.gr, name);
+    return this.decode(kv);
+  }
+
+  /** How many objects the resource holds now (apiserver_storage_objects). */
+  get size(): number {
+    return this.cache.list().items.length;
+  }
+
+  async list(namespace: string, opts: ListOptions = {}): Promise<ListResult> {
+    const { resourceVersion: rv, resourceVersionMatch: match } = opts;
+    const errs: FieldError[] = [];
+    if (match && !rv) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (match && opts.continue) errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match && match !== 'Exact' && match !== 'NotOlderThan') errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan']));
+    if (match === 'Exact' && rv === '0') errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    if (errs.length) throw apiErrors.invalid('meta.k8s.io', 'ListOptions', '', errs);
+    const revision = rv ? parseRevision(rv) : undefined;
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+
+    if (opts.continue) {
+      const token = decodeContinue(opts.continue);
+      return this.listFromStore(namespace, opts, limit, token.revision, token.start, true);
+    }
+    // Exact reads, and pages of a list that is not "any state" (rv=0), come from the store at one revision;
+    // everything else from the watch cache (upstream's delegator rules).
+    if (match === 'Exact' || (limit > 0 && rv !== '0' && match !== 'NotOlderThan')) {
+      return this.listFromStore(namespace, opts, limit, revision, '', false);
+    }
+    if (rv !== '0') {
+      // Unset: a consistent read, as fresh as the store now; NotOlderThan N: at least N.
+      const wanted = revision ?? (await this.store.range(this.prefix, { limit: 1 })).revision;
+      await this.freshCache(wanted);
+    } else {
+      await this.cache.start();
+    }
+    const { items, revision: at } = this.cache.list();
+    const from = this.listPrefix(namespace);
+    const out: KubeObject[] = [];
+    for (const item of items) {
+      if (!item.key.startsWith(from)) continue;
+      if (opts.filter && !opts.filter(item.object)) continue;
+      out.push(item.object);
+    }
+    return { items: out, resourceVersion: String(at) };
+  }
+
+  private async freshCache(revision: number): Promise<void> {
+    await this.cache.start();
+    try {
+      await this.cache.waitUntilFresh(revision);
+    } catch {
+      throw apiErrors.timeout(`Too large resource version: ${revision}, current: ${this.cache.revision}`, 1, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+    }
+  }
+
+  private async listFromStore(namespace: string, opts: ListOptions, limit: number, revision: number | undefined, start: string, continuing: boolean): Promise<ListResult> {
+    const prefix = this.listPrefix(namespace);
+    const items: KubeObject[] = [];
+    let startKey = start ? prefix + start : undefined;
+    let at = revision;
+    for (;;) {
+      let page;
+      try {
+        page = await this.store.range(prefix, { revision: at, startKey, limit: limit ? Math.max(limit - items.length, 1) * (opts.filter ? 2 : 1) : 0 });
+      } catch (e) {
+        if (e instanceof CompactedError) {
+          throw apiErrors.resourceExpired(
+            continuing
+              ? 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.'
+              : 'The resourceVersion for the provided list is too old.',
+          );
+        }
+        if (e instanceof FutureRevisionError) throw apiErrors.timeout(`Too large resource version: ${revision}, current: ${e.currentRevision}`, 1, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+        throw e;
+      }
+      at = page.revision;
+      for (let i = 0; i < page.kvs.length; i++) {
+        const object = this.decode(page.kvs[i]);
+        if (opts.filter && !opts.filter(object)) continue;
+        items.push(object);
+        if (limit && items.length === limit) {
+          const more = i < page.kvs.length - 1 || page.more;
+          const next = more ? encodeContinue({ revision: at, start: page.kvs[i].key.slice(prefix.length) + '\0' }) : undefined;
+          return { items, resourceVersion: String(at), ...(next ? { continue: next } : {}) };
+        }
+      }
+      if (!page.more) return { items, resourceVersion: String(at) };
+      startKey = page.kvs[page.kvs.length - 1].key + '\0';
+    }
+  }
+
+  /** A watch from the cache; the caller turns TooOld/TooLarge errors into upstream's ERROR events. */
+  async watch(namespace: string, opts: WatchOptions = {}): Promise<CacheWatch<KubeObject>> {
+    const rv = opts.resourceVersion;
+    const at = rv && rv !== '0' ? parseRevision(rv) : undefined;
+    if (at !== undefined) await this.freshCache(at);
+    else await this.cache.start();
+    const after = opts.sendInitialEvents ? undefined : at;
+    const from = this.listPrefix(namespace);
+    const filter = opts.filter;
+    const inScope = from === this.prefix ? filter : (o: KubeObject) => (o.metadata?.namespace ?? '') === namespace && (!filter || filter(o));
+    return this.cache.watch({ afterRevision: after, filter: inScope, bookmarkIntervalMs: opts.bookmarkIntervalMs, initialEventsEnd: opts.sendInitialEvents });
+  }
+
+  async create(namespace: string, input: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    const object = input;
+    const meta: ObjectMeta = (object.metadata ??= {});
+    if (this.def.namespaced) {
+      if (meta.namespace && meta.namespace !== namespace) throw apiErrors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      meta.namespace = namespace;
+    }
+    if (meta.resourceVersion) throw apiErrors.badRequest('resourceVersion should not be set on objects to be created');
+    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+    meta.uid = randomUUID();
+    meta.creationTimestamp = metaTime();
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.managedFields;
+    delete meta.selfLink;
+    object.apiVersion = this.apiVersion;
+    object.kind = this.def.kind;
+    await this.opts.admission?.mutate(this.attributes('CREATE', object, null, opts));
+    this.strategy.prepareForCreate?.(object);
+    this.check([...validateMetadata(meta, this.def.namespaced, this.strategy), ...(this.strategy.validate?.(object) ?? [])], object);
+    await this.opts.admission?.validate(this.attributes('CREATE', object, null, opts));
+    if (opts.dryRun) return object;
+    const ttl = this.strategy.ttlSeconds?.(object);
+    const lease = ttl && this.opts.leases ? await this.opts.leases.leaseFor(ttl) : undefined;
+    try {
+      const { revision } = await this.store.put(this.key(namespace, meta.name!), this.encode(object), { expectedRevision: 0, lease });
+      meta.resourceVersion = String(revision);
+    } catch (e) {
+      if (e instanceof ConflictError) throw apiErrors.alreadyExists(this.gr, meta.name!);
+      throw e;
+    }
+    return object;
+  }
+
+  /**
+   * A read-modify-write (upstream's GuaranteedUpdate): `apply` turns the current object into the new one (a PUT
+   * body, a patch). A resourceVersion in the result that is not the current one is a 409; without one the
+   * update is unconditional and retried when another write races it.
+   */
+  async update(namespace: string, name: string, apply: (current: KubeObject | null) => KubeObject, opts: WriteOptions = {}): Promise<{ object: KubeObject; created: boolean }> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.store.get(key);
+      if (!kv) {
+        if (!this.strategy.allowCreateOnUpdate || opts.allowCreate === false || opts.subresource) throw apiErrors.notFound(this.gr, name);
+        const fresh = apply(null);
+        if (fresh.metadata?.name !== name) throw apiErrors.badRequest('the name of the object does not match the name on the URL');
+        return { object: await this.create(namespace, fresh, opts), created: true };
+      }
+      const current = this.decode(kv);
+      const object = apply(clone(current));
+      const meta: ObjectMeta = (object.metadata ??= {});
+      const requested = meta.resourceVersion;
+      if (requested && requested !== current.metadata!.resourceVersion) throw apiErrors.modified(this.gr, name);
+      if (meta.name !== undefined && meta.name !== name) throw apiErrors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+      if (this.def.namespaced && meta.namespace && meta.namespace !== namespace) throw apiErrors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      if (meta.uid && meta.uid !== current.metadata!.uid) {
+        throw apiErrors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${current.metadata!.uid}`);
+      }
+      this.keepServerFields(object, current);
+      await this.opts.admission?.mutate(this.attributes('UPDATE', object, current, opts));
+      // An update without a resourceVersion is unconditional: it applies to the state just read.
+      meta.resourceVersion = current.metadata!.resourceVersion;
+      const errs = [...validateMetadataUpdate(meta, current.metadata!, this.def.namespaced, this.strategy)];
+      if (opts.subresource === 'status') {
+        this.strategy.prepareForStatusUpdate?.(object, current);
+        errs.push(...(this.strategy.validateStatusUpdate?.(object, current) ?? []));
+      } else if (opts.subresource) {
+        // Other subresources (a namespace's /finalize) changed only their own fields in `apply`.
+        errs.push(...(this.strategy.validate?.(object) ?? []));
+      } else {
+        this.strategy.prepareForUpdate?.(object, current);
+        errs.push(...(this.strategy.validateUpdate?.(object, current) ?? this.strategy.validate?.(object) ?? []));
+      }
+      this.check(errs, object);
+      await this.opts.admission?.validate(this.attributes('UPDATE', object, current, opts));
+      // A write that changes nothing is not written (no new revision, no watch event), as upstream.
+      if (jsonEqual(object, current)) return { object: current, created: false };
+      if (opts.dryRun) return { object, created: false };
+      // Removing the last finalizer of an object being deleted completes its deletion.
+      if (meta.deletionTimestamp && !meta.finalizers?.length && !this.strategy.beforeDelete?.(clone(object))) {
+        try {
+          const { revision } = await this.store.delete(key, { expectedRevision: kv.modRevision });
+          meta.resourceVersion = String(revision);
+          return { object, created: false };
+        } catch (e) {
+          if (e instanceof ConflictError && !requested && attempt < MAX_UNCONDITIONAL_RETRIES) continue;
+          if (e instanceof ConflictError) throw apiErrors.modified(this.gr, name);
+          throw e;
+        }
+      }
+      try {
+        const { revision } = await this.store.put(key, this.encode(object), { expectedRevision: kv.modRevision, lease: kv.lease || undefined });
+        meta.resourceVersion = String(revision);
+        return { object, created: false };
+      } catch (e) {
+        if (e instanceof ConflictError && !requested && attempt < MAX_UNCONDITIONAL_RETRIES) continue;
+        if (e instanceof ConflictError) throw apiErrors.modified(this.gr, name);
+        throw e;
+      }
+    }
+  }
+
+  /** What no write may change: identity, creation and deletion marks (upstream's rest.BeforeUpdate). */
+  private keepServerFields(object: KubeObject, current: KubeObject) {
+    const meta = object.metadata!;
+    const old = current.metadata!;
+    object.apiVersion = this.apiVersion;
+    object.kind = this.def.kind;
+    meta.name = old.name;
+    if (this.def.namespaced) meta.namespace = old.namespace;
+    else delete meta.namespace;
+    meta.uid = old.uid;
+    meta.creationTimestamp = old.creationTimestamp;
+    if (old.deletionTimestamp) meta.deletionTimestamp = old.deletionTimestamp;
+    else delete meta.deletionTimestamp;
+    if (old.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+    else delete meta.deletionGracePeriodSeconds;
+    if (old.generation !== undefined) meta.generation = old.generation;
+    delete meta.managedFields;
+    delete meta.selfLink;
+  }
+
+  /**
+   * Deletes an object: preconditions, admission, then either a removal (answering with the last state at the
+   * deletion's revision) or, while finalizers remain, a deletionTimestamp that keeps it.
+   */
+  async delete(namespace: string, name: string, options: DeleteOptions = {}, opts: WriteOptions = {}): Promise<{ object: KubeObject; deleted: boolean }> {
+    validateDeleteOptions(options);
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.store.get(key);
+      if (!kv) throw apiErrors.notFound(this.gr, name);
+      const current = this.decode(kv);
+      const meta = current.metadata!;
+      const pre = options.preconditions;
+      if (pre?.uid && pre.uid !== meta.uid) throw apiErrors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`);
+      if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+        throw apiErrors.conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`);
+      }
+      await this.opts.admission?.validate(this.attributes('DELETE', null, current, opts));
+      const next = clone(current);
+      const keep = this.strategy.beforeDelete?.(next) ?? false;
+      if (keep || meta.finalizers?.length) {
+        // Marked for deletion; the finalizers' owners (a controller) remove it later.
+        next.metadata!.deletionTimestamp ??= metaTime();
+        next.metadata!.deletionGracePeriodSeconds ??= 0;
+        if (jsonEqual(next, current) || opts.dryRun) return { object: next, deleted: false };
+        try {
+          const { revision } = await this.store.put(key, this.encode(next), { expectedRevision: kv.modRevision, lease: kv.lease || undefined });
+          next.metadata!.resourceVersion = String(revision);
+          return { object: next, deleted: false };
+        } catch (e) {
+          if (e instanceof ConflictError && attempt < MAX_UNCONDITIONAL_RETRIES) continue;
+          throw e;
+        }
+      }
+      if (opts.dryRun) return { object: current, deleted: true };
+      try {
+        const { revision } = await this.store.delete(key, { expectedRevision: kv.modRevision });
+        current.metadata!.resourceVersion = String(revision);
+        return { object: current, deleted: true };
+      } catch (e) {
+        if (e instanceof ConflictError && attempt < MAX_UNCONDITIONAL_RETRIES) continue;
+        throw e;
+      }
+    }
+  }
+
+  /** Deletes every object a list selects, one by one as upstream (each through admission and finalizers). */
+  async deleteCollection(namespace: string, list: ListOptions, options: DeleteOptions = {}, opts: WriteOptions = {}): Promise<KubeObject[]> {
+    validateDeleteOptions(options);
+    const { items } = await this.list(namespace, { filter: list.filter, resourceVersion: list.resourceVersion, resourceVersionMatch: list.resourceVersionMatch });
+    const out: KubeObject[] = [];
+    for (const item of items) {
+      try {
+        out.push((await this.delete(item.metadata!.namespace ?? '', item.metadata!.name!, options, opts)).object);
+      } catch (e) {
+        // Gone in between is what the caller wanted anyway.
+        if ((e as { code?: number }).code !== 404) throw e;
+      }
+    }
+    return out;
+  }
+
+  private check(errs: FieldError[], object: KubeObject) {
+    if (errs.length) throw apiErrors.invalid(this.def.group, this.def.kind, object.metadata?.name ?? '', errs);
+  }
+
+  private attributes(operation: Operation, object: KubeObject | null, oldObject: KubeObject | null, opts: WriteOptions) {
+    const meta = (object ?? oldObject)?.metadata ?? {};
+    return {
+      operation,
+      resource: this.gr,
+      kind: this.def.kind,
+      subresource: opts.subresource ?? '',
+      namespace: this.def.namespaced ? meta.namespace ?? '' : '',
+      name: meta.name ?? '',
+      object,
+      oldObject,
+      dryRun: !!opts.dryRun,
+      user: opts.user,
+    };
+  }
+}
+
+function parseRevision(rv: string): number {
+  if (!/^\d+$/.test(rv)) throw apiErrors.badRequest(`invalid resource version: ${rv}`);
+  return Number(rv);
+}
+
+const PROPAGATION = ['Foreground', 'Background', 'Orphan'];
+
+function validateDeleteOptions(o: DeleteOptions) {
+  const errs: FieldError[] = [];
+  if (o.propagationPolicy != null && !PROPAGATION.includes(o.propagationPolicy)) errs.push(fieldErrors.notSupported('propagationPolicy', o.propagationPolicy, PROPAGATION));
+  if (o.orphanDependents != null && o.propagationPolicy != null) errs.push(fieldErrors.invalid('propagationPolicy', o.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  if (o.gracePeriodSeconds != null && o.gracePeriodSeconds < 0) errs.push(fieldErrors.invalid('gracePeriodSeconds', o.gracePeriodSeconds, 'must be greater than or equal to 0'));
+  if (o.dryRun) for (const [i, v] of o.dryRun.entries()) if (v !== 'All') errs.push(fieldErrors.notSupported(FieldPath.root('dryRun').index(i), v, ['All']));
+  if (errs.length) throw apiErrors.invalid('meta.k8s.io', 'DeleteOptions', '', errs);
+}

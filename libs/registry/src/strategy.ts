@@ -1,0 +1,69 @@
+// What differs between kinds in the generic store, as kube-apiserver's registry strategies: defaults the server
+// sets on create and update, validation as field errors, which part of the object each write may change (the
+// main resource or its status), the fields a field selector can name, how a delete proceeds, and the Table
+// columns kubectl prints.
+import type { FieldError, KubeObject, NameValidator, TableColumnDefinition } from '@cl/apimachinery';
+
+export interface TableConvertor<T extends KubeObject = KubeObject> {
+  /** Columns after NAME (which tables start with); priority 1 columns show with `-o wide`. */
+  columns: TableColumnDefinition[];
+  /** The cells after the name, in column order. */
+  cells(object: T, now: number): unknown[];
+  /** The columns are the whole table, NAME included where the kind puts it (events print it last). */
+  ownColumns?: boolean;
+}
+
+export interface Strategy<T extends KubeObject = KubeObject> {
+  /** How names of this kind are checked; DNS subdomains when absent (upstream's default). */
+  nameValidator?: NameValidator;
+  /** Server-set fields on create (phase, defaults that depend on other fields); status is reset here when the kind has a status subresource. */
+  prepareForCreate?(object: T): void;
+  /** Carries over what a write of the main resource may not change (status for kinds with a status subresource). */
+  prepareForUpdate?(object: T, old: T): void;
+  /** For `<resource>/status` writes: what of the new object to keep (by default status only). */
+  prepareForStatusUpdate?(object: T, old: T): void;
+  validate?(object: T): FieldError[];
+  validateUpdate?(object: T, old: T): FieldError[];
+  validateStatusUpdate?(object: T, old: T): FieldError[];
+  /** Field labels a field selector may name beyond metadata.name and metadata.namespace, each with its value getter. */
+  fields?: Record<string, (object: T) => string | undefined>;
+  /** Whether a PUT of a missing object creates it (upstream's AllowCreateOnUpdate). */
+  allowCreateOnUpdate?: boolean;
+  /** Objects of this kind expire (events: `--event-ttl`); seconds, or undefined to keep them. */
+  ttlSeconds?(object: T): number | undefined;
+  /**
+   * A delete that the kind turns into a state change instead of a removal (a namespace becomes Terminating while
+   * its contents go). Returns true when it changed `object` and the object must stay.
+   */
+  beforeDelete?(object: T): boolean;
+  /** Whether DELETE answers with the object (pods, namespaces) or a Status (most kinds). */
+  returnDeletedObject?: boolean;
+  table?: TableConvertor<T>;
+}
+
+/** The default strategy for kinds without a status subresource: the whole object is the user's. */
+export const plainStrategy: Strategy = {};
+
+/** For kinds with a status subresource: the main resource leaves status alone and `/status` leaves the rest. */
+export function withStatusSubresource(strategy: Strategy = {}): Strategy {
+  return {
+    ...strategy,
+    prepareForCreate(object) {
+      strategy.prepareForCreate?.(object);
+    },
+    prepareForUpdate(object, old) {
+      if (old.status === undefined) delete object.status;
+      else object.status = old.status;
+      strategy.prepareForUpdate?.(object, old);
+    },
+    prepareForStatusUpdate(object, old) {
+      const status = object.status;
+      for (const k of Object.keys(object)) if (k !== 'metadata' && k !== 'apiVersion' && k !== 'kind') delete object[k];
+      for (const [k, v] of Object.entries(old)) if (k !== 'metadata' && k !== 'status') object[k] = v;
+      if (status !== undefined) object.status = status;
+      // Metadata is the main resource's too, except what status writers legitimately touch upstream (none here).
+      object.metadata = { ...old.metadata, resourceVersion: object.metadata?.resourceVersion };
+      strategy.prepareForStatusUpdate?.(object, old);
+    },
+  };
+}
