@@ -135,7 +135,7 @@ export class ResourceStore {
 
   /** How many objects the resource holds now (apiserver_storage_objects). */
   get size(): number {
-    return this.cache.list().items.length;
+    return this.cache.size;
   }
 
   async list(namespace: string, opts: ListOptions = {}): Promise<ListResult> {
@@ -160,19 +160,14 @@ export class ResourceStore {
     }
     if (rv !== '0') {
       // Unset: a consistent read, as fresh as the store now; NotOlderThan N: at least N.
-      const wanted = revision ?? (await this.store.range(this.prefix, { limit: 1 })).revision;
+      const wanted = revision ?? (await this.store.currentRevision());
       await this.freshCache(wanted);
     } else {
       await this.cache.start();
     }
-    const { items, revision: at } = this.cache.list();
-    const from = this.listPrefix(namespace);
+    const { items, revision: at } = this.cache.list(this.listPrefix(namespace));
     const out: KubeObject[] = [];
-    for (const item of items) {
-      if (!item.key.startsWith(from)) continue;
-      if (opts.filter && !opts.filter(item.object)) continue;
-      out.push(item.object);
-    }
+    for (const item of items) if (!opts.filter || opts.filter(item.object)) out.push(item.object);
     return { items: out, resourceVersion: String(at) };
   }
 
@@ -242,7 +237,8 @@ export class ResourceStore {
       meta.namespace = namespace;
     }
     if (meta.resourceVersion) throw apiErrors.badRequest('resourceVersion should not be set on objects to be created');
-    if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+    const generated = !meta.name && !!meta.generateName;
+    if (generated) meta.name = generateName(meta.generateName!);
     meta.uid = randomUUID();
     meta.creationTimestamp = metaTime();
     delete meta.deletionTimestamp;
@@ -258,14 +254,19 @@ export class ResourceStore {
     if (opts.dryRun) return object;
     const ttl = this.strategy.ttlSeconds?.(object);
     const lease = ttl && this.opts.leases ? await this.opts.leases.leaseFor(ttl) : undefined;
-    try {
-      const { revision } = await this.store.put(this.key(namespace, meta.name!), this.encode(object), { expectedRevision: 0, lease });
-      meta.resourceVersion = String(revision);
-    } catch (e) {
-      if (e instanceof ConflictError) throw apiErrors.alreadyExists(this.gr, meta.name!);
-      throw e;
+    // A generated name that is taken is generated again (upstream's RetryGenerateName, GA in 1.32): 5 random
+    // characters collide often enough in a busy namespace to matter.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const { revision } = await this.store.put(this.key(namespace, meta.name!), this.encode(object), { expectedRevision: 0, lease });
+        meta.resourceVersion = String(revision);
+        return object;
+      } catch (e) {
+        if (!(e instanceof ConflictError)) throw e;
+        if (!generated || attempt >= 7) throw apiErrors.alreadyExists(this.gr, meta.name!);
+        meta.name = generateName(meta.generateName!);
+      }
     }
-    return object;
   }
 
   /**

@@ -103,6 +103,8 @@ interface Watcher<T> {
 
 export class WatchCache<T> {
   private readonly objects = new Map<string, CachedObject<T>>();
+  /** The keys of `objects`, sorted: inserted and removed as objects come and go. */
+  private sortedKeys: string[] = [];
   private readonly window: Change<T>[] = [];
   private readonly watchers = new Set<Watcher<T>>();
   private readonly freshWaiters: Array<{ revision: number; resolve: () => void }> = [];
@@ -134,10 +136,19 @@ export class WatchCache<T> {
     return this.current;
   }
 
-  /** Every object now, in key order, and the revision they were read at. */
-  list(): { items: CachedObject<T>[]; revision: number } {
-    const items = [...this.objects.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  /** Every object now (or those whose keys start with `prefix`), in key order, and the revision they were read at. */
+  list(prefix = ''): { items: CachedObject<T>[]; revision: number } {
+    // The keys are kept sorted, so a namespace's objects are one binary search and a contiguous run.
+    const items: CachedObject<T>[] = [];
+    for (let i = lowerBound(this.sortedKeys, prefix); i < this.sortedKeys.length && this.sortedKeys[i].startsWith(prefix); i++) {
+      items.push(this.objects.get(this.sortedKeys[i])!);
+    }
     return { items, revision: this.current };
+  }
+
+  /** How many objects the cache holds. */
+  get size(): number {
+    return this.objects.size;
   }
 
   get(key: string): CachedObject<T> | undefined {
@@ -220,6 +231,7 @@ export class WatchCache<T> {
       if (!page.more) break;
       page = await this.store.range(this.prefix, { revision, limit: 500, startKey: page.kvs[page.kvs.length - 1].key + '\0' });
     }
+    this.sortedKeys = [...this.objects.keys()].sort(compareKeys);
     this.current = revision;
     this.listedAt = revision;
     this.advanced();
@@ -295,12 +307,14 @@ export class WatchCache<T> {
     if (e.type === 'PUT') {
       const object = this.opts.decode(e.kv);
       change = { type: 'PUT', key: e.kv.key, object, prevObject: prev?.object ?? null, revision: e.kv.modRevision };
+      if (!prev) this.sortedKeys.splice(lowerBound(this.sortedKeys, e.kv.key), 0, e.kv.key);
       this.objects.set(e.kv.key, { key: e.kv.key, object, revision: e.kv.modRevision });
     } else {
       const last = prev?.object ?? (e.prevKv ? this.opts.decode(e.prevKv) : null);
       if (last === null) return; // nothing known to delete
       change = { type: 'DELETE', key: e.kv.key, object: last, prevObject: last, revision: e.kv.modRevision };
       this.objects.delete(e.kv.key);
+      if (prev) this.sortedKeys.splice(lowerBound(this.sortedKeys, e.kv.key), 1);
     }
     this.record(change);
     this.current = change.revision;
@@ -345,4 +359,21 @@ function toItem<T>(c: Change<T>, filter?: (object: T) => boolean): CacheEvent<T>
   // Left the selection: a DELETED with the last state that matched.
   if (before) return { type: 'DELETED', key: c.key, object: c.prevObject!, revision: c.revision };
   return null;
+}
+
+/** Store keys compare as bytes (etcd's order); plain code-unit order agrees for the ASCII keys used here. */
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The first index whose key is not below `key`. */
+function lowerBound(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -187,6 +187,12 @@ export class EtcdStore implements Store {
     return { kvs: res.kvs.map((kv) => this.toKv(kv)), revision: revision || num(res.header.revision), more: res.more };
   }
 
+  async currentRevision(): Promise<number> {
+    // A count of one key: etcd answers with the header revision after a quorum read, without reading values.
+    const res = await this.call(this.kv.Range, { key: this.full('health'), count_only: true });
+    return num(res.header.revision);
+  }
+
   async count(prefix: string): Promise<{ count: number; revision: number }> {
     const start = this.full(prefix);
     const res = await this.call(this.kv.Range, { key: start, range_end: prefixEnd(start), count_only: true });

@@ -183,6 +183,10 @@ export class SqliteStore implements Store {
     return { kvs: (more ? rows.slice(0, limit) : rows).map(toKv), revision: at, more };
   }
 
+  async currentRevision(): Promise<number> {
+    return this.revision;
+  }
+
   async count(prefix: string): Promise<{ count: number; revision: number }> {
     this.assertOpen();
     return { count: this.stmts.count.get(prefix, prefixEndString(prefix))!, revision: this.revision };

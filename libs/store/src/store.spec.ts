@@ -37,6 +37,13 @@ describe.each(backends)('%s store', (_name, make) => {
     expect(await store.get('/pods/a')).toMatchObject({ createRevision: revision, modRevision: second.revision, version: 2 });
   });
 
+  test('currentRevision is the newest write, whatever its key', async () => {
+    const { revision } = await store.put('/elsewhere/x', 'v');
+    expect(await store.currentRevision()).toBe(revision);
+    const del = await store.delete('/elsewhere/x');
+    expect(await store.currentRevision()).toBe(del.revision);
+  });
+
   test('a missing key is null', async () => {
     expect(await store.get('/nope')).toBeNull();
   });

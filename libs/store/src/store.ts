@@ -85,6 +85,8 @@ export interface Store {
   delete(key: string, opts?: DeleteOptions): Promise<{ deleted: boolean; revision: number }>;
   /** Keys starting with `prefix`, in key order. Throws CompactedError / FutureRevisionError for a bad `revision`. */
   range(prefix: string, opts?: RangeOptions): Promise<RangeResult>;
+  /** The store's newest revision, read consistently (a cheap barrier for "at least as fresh as now" reads). */
+  currentRevision(): Promise<number>;
   /** How many keys start with `prefix` now (for `apiserver_storage_objects`), and the revision counted at. */
   count(prefix: string): Promise<{ count: number; revision: number }>;
   /** Every change under `prefix`, in revision order. */

@@ -6,7 +6,7 @@ import { apiVersionOf, decode, decodeProtobuf, DecodeError, parseFieldValidation
 import { ApiError, apiErrors, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError, statusFailure, statusSuccess, type DeleteOptions, type KubeObject } from '@cl/apimachinery';
 import type { ResourceStore } from '../resource-store';
 import { mediaType, responseForm, TABLE_CONTENT_TYPE } from './negotiation';
-import { itemJson, objectJson } from './serialize';
+import { writeListBody } from './serialize';
 import { writeJson, writeStatus, writeText, wantsPretty } from './respond';
 import { selection } from './selection';
 import { parseIncludeObject, tableRow, tableColumns, toTable } from './table';
@@ -107,7 +107,7 @@ export class ResourceApi {
       return writeJson(req, res, code, toTable(store.strategy, [object], object.metadata?.resourceVersion, parseIncludeObject(q.get('includeObject'))), TABLE_CONTENT_TYPE);
     }
     if (wantsPretty(req)) return writeJson(req, res, code, object);
-    writeText(res, code, objectJson(object) + '\n');
+    writeText(res, code, JSON.stringify(object) + '\n');
   }
 
   private async get(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, q: URLSearchParams) {
@@ -136,7 +136,7 @@ export class ResourceApi {
     }
     // Assembled from each item's cached JSON: a large list costs one join, not a stringify of every object.
     const head = `{"kind":"${def.listKind}","apiVersion":"${apiVersionOf(def)}","metadata":${JSON.stringify(metadata)},"items":[`;
-    writeText(res, 200, head + result.items.map(itemJson).join(',') + ']}\n');
+    writeListBody(res, head, result.items, ']}\n');
   }
 
   private async watch(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, q: URLSearchParams, info: ResourceRequest) {

@@ -11,11 +11,11 @@ export function wantsPretty(req: IncomingMessage): boolean {
 }
 
 /** Sends a body already serialized (lists assemble theirs from cached item JSON). */
-export function writeText(res: ServerResponse, code: number, text: string, contentType = 'application/json'): void {
+export function writeText(res: ServerResponse, code: number, text: string | Buffer, contentType = 'application/json'): void {
   res.statusCode = code;
   res.setHeader('Content-Type', contentType);
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.setHeader('Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
   res.end(text);
 }
 

@@ -1,25 +1,60 @@
 // Cached objects never change once decoded (every write makes a new one), so each is serialized once and the
-// text reused by every list and every watcher it goes to: fan-out costs one stringify per event, not per watcher.
+// bytes reused by every list and every watcher it goes to: fan-out costs one encoding per event, not per
+// watcher, and a large list is one memcpy of cached buffers (joining thousands of strings is several times
+// slower than the same bytes as Buffers, measured by bench/api).
+import type { ServerResponse } from 'node:http';
 import type { KubeObject } from '@cl/apimachinery';
 
-const whole = new WeakMap<object, string>();
-const asItem = new WeakMap<object, string>();
-
-export function objectJson(o: KubeObject): string {
-  let s = whole.get(o);
-  if (s === undefined) {
-    s = JSON.stringify(o);
-    whole.set(o, s);
-  }
-  return s;
-}
+const asItem = new WeakMap<object, Buffer>();
+const lines = { ADDED: new WeakMap<object, Buffer>(), MODIFIED: new WeakMap<object, Buffer>(), DELETED: new WeakMap<object, Buffer>() };
 
 /** The object as a list item: upstream's typed lists leave out each item's kind and apiVersion. */
-export function itemJson(o: KubeObject): string {
-  let s = asItem.get(o);
-  if (s === undefined) {
-    s = JSON.stringify({ ...o, apiVersion: undefined, kind: undefined });
-    asItem.set(o, s);
+export function itemBuffer(o: KubeObject): Buffer {
+  let b = asItem.get(o);
+  if (b === undefined) {
+    b = Buffer.from(JSON.stringify({ ...o, apiVersion: undefined, kind: undefined }));
+    asItem.set(o, b);
   }
-  return s;
+  return b;
+}
+
+/** One watch event line, `{"type":"ADDED","object":{...}}\n`, shared by every watcher the event goes to. */
+export function eventLine(type: 'ADDED' | 'MODIFIED' | 'DELETED', o: KubeObject): Buffer {
+  const cache = lines[type];
+  let b = cache.get(o);
+  if (b === undefined) {
+    b = Buffer.from(`{"type":"${type}","object":${JSON.stringify(o)}}\n`);
+    cache.set(o, b);
+  }
+  return b;
+}
+
+const COMMA = Buffer.from(',');
+
+/**
+ * Sends `head` + the items' JSON separated by commas + `tail` as one response body, written from the cached
+ * buffers without joining them: a large list then allocates no body-sized buffer per request (which made the
+ * collector run every few lists of 5,000 objects).
+ */
+export function writeListBody(res: ServerResponse, head: string, items: readonly KubeObject[], tail: string): void {
+  const headBuf = Buffer.from(head);
+  const tailBuf = Buffer.from(tail);
+  let length = headBuf.length + tailBuf.length + Math.max(0, items.length - 1);
+  const parts = items.map((o) => {
+    const b = itemBuffer(o);
+    length += b.length;
+    return b;
+  });
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Length', length);
+  res.cork();
+  res.write(headBuf);
+  parts.forEach((b, i) => {
+    if (i > 0) res.write(COMMA);
+    res.write(b);
+  });
+  res.end(tailBuf);
+  res.uncork();
 }

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { statusFailure, type KubeObject } from '@cl/apimachinery';
 import type { CacheWatch, WatchCacheItem } from '../watch-cache';
 import { TooOldResourceVersionError } from '../watch-cache';
-import { objectJson } from './serialize';
+import { eventLine as sharedLine } from './serialize';
 import { TABLE_CONTENT_TYPE } from './negotiation';
 
 export interface WatchStreamOptions {
@@ -56,7 +56,7 @@ export async function streamWatch(req: IncomingMessage, res: ServerResponse, wat
   }
 }
 
-function eventLine(item: WatchCacheItem<KubeObject>, opts: WatchStreamOptions, first: boolean): string {
+function eventLine(item: WatchCacheItem<KubeObject>, opts: WatchStreamOptions, first: boolean): string | Buffer {
   if (item.type === 'BOOKMARK') {
     const metadata: Record<string, unknown> = { resourceVersion: String(item.revision) };
     if (item.initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
@@ -68,5 +68,5 @@ function eventLine(item: WatchCacheItem<KubeObject>, opts: WatchStreamOptions, f
       ? { ...item.object, metadata: { ...item.object.metadata, resourceVersion: String(item.revision) } }
       : item.object;
   if (opts.asTable) return JSON.stringify({ type: item.type, object: opts.asTable(object, first) }) + '\n';
-  return `{"type":"${item.type}","object":${objectJson(object)}}\n`;
+  return sharedLine(item.type, object);
 }
