@@ -1,11 +1,11 @@
 // The resource API as this server mounts it: the built-in kinds over the store (generic stores with their watch
-// caches), the admission chain, the namespace controller, their routes, discovery and OpenAPI documents, and
+// caches), the admission chain, the namespace controller and the garbage collector, their routes, discovery and OpenAPI documents, and
 // the storage and long-running-request metrics.
 import { createHash } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { requestInfo } from '@cl/auth';
 import { apiVersionOf, openApiV3, openApiV2, type KindDefinition } from '@cl/api';
-import { builtinKinds, builtinResources, ResourceApi, startNamespaceController, writeJson, type ResourceStore } from '@cl/registry';
+import { builtinKinds, builtinResources, ResourceApi, startGarbageCollector, startNamespaceController, writeJson, type ResourceStore } from '@cl/registry';
 import { LeaseManager, type Store } from '@cl/store';
 import { buildAdmission, enabledAdmissionPlugins } from './admission';
 import type { DiscoveryGroup } from './authn';
@@ -134,6 +134,7 @@ export function mountResources(store: Store, opts: ResourceOptions): MountedReso
   };
   const namespaces = stores.find((s) => s.def.plural === 'namespaces' && s.def.group === '')!;
   let controller: ReturnType<typeof startNamespaceController> | null = null;
+  let collector: ReturnType<typeof startGarbageCollector> | null = null;
   return {
     routes: [route],
     stores,
@@ -141,10 +142,12 @@ export function mountResources(store: Store, opts: ResourceOptions): MountedReso
       await Promise.all(stores.map((s) => s.start()));
       collect();
       controller = startNamespaceController(namespaces, stores, opts.log);
+      collector = startGarbageCollector(stores, opts.log);
     },
     stop() {
       clearInterval(timer);
       controller?.stop();
+      collector?.stop();
       for (const s of stores) s.stop();
     },
   };

@@ -216,6 +216,25 @@ stringData:
     expect(JSON.parse(ok('get', '--raw', '/api/v1/serviceaccounts?fieldSelector=metadata.namespace%3Ddoomed')).items).toEqual([]);
   });
 
+  test('delete --cascade: background deletes dependents, orphan keeps them without the reference, foreground deletes them first', async () => {
+    const child = (name: string, owner: string) => {
+      const uid = JSON.parse(ok('get', 'cm', owner, '-o', 'json')).metadata.uid;
+      ok('create', '-f', file(`${name}.json`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner, uid }] } })));
+    };
+    const gone = (name: string) => waitFor(async () => (k('get', 'cm', name).status !== 0 ? true : undefined), `${name} to be deleted`);
+    for (const cascade of ['background', 'orphan', 'foreground']) {
+      ok('create', 'cm', `owner-${cascade}`);
+      child(`child-${cascade}`, `owner-${cascade}`);
+      expect(ok('delete', 'cm', `owner-${cascade}`, `--cascade=${cascade}`)).toBe(`configmap "owner-${cascade}" deleted\n`);
+      await gone(`owner-${cascade}`);
+      if (cascade === 'orphan') {
+        await waitFor(async () => (JSON.parse(ok('get', 'cm', `child-${cascade}`, '-o', 'json')).metadata.ownerReferences === undefined ? true : undefined), 'the reference to go');
+      } else {
+        await gone(`child-${cascade}`);
+      }
+    }
+  });
+
   test('a finalizer keeps a deleted object until it is removed', () => {
     ok('create', 'cm', 'held');
     ok('patch', 'cm', 'held', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}');
@@ -236,5 +255,23 @@ stringData:
     expect(ok('get', 'rolebinding', 'reader', '-o', 'wide')).toMatch(/reader\s+Role\/reader\s+\S+\s+alice/);
     ok('create', '-f', file('event.yaml', 'apiVersion: v1\nkind: Event\nmetadata:\n  name: e1\ninvolvedObject:\n  kind: ConfigMap\n  name: applied\n  namespace: default\nreason: Tested\nmessage: it works\ntype: Normal\n'));
     expect(ok('get', 'events', '--field-selector', 'reason=Tested')).toMatch(/^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\n<unknown>\s+Normal\s+Tested\s+configmap\/applied\s+it works\n$/);
+    // events.k8s.io/v1 is another view of the same events.
+    ok('create', '-f', file('event-v1.yaml', 'apiVersion: events.k8s.io/v1\nkind: Event\nmetadata:\n  name: e2\neventTime: "2026-01-02T03:04:05.000000Z"\nreportingController: cl.io/test\nreportingInstance: test-1\naction: Testing\nreason: Structured\nregarding:\n  kind: ConfigMap\n  name: applied\n  namespace: default\nnote: from events.k8s.io\ntype: Warning\n'));
+    const asCore = JSON.parse(ok('get', 'events.v1.', 'e2', '-o', 'json'));
+    expect(asCore).toMatchObject({ apiVersion: 'v1', kind: 'Event', reportingComponent: 'cl.io/test', message: 'from events.k8s.io', involvedObject: { name: 'applied' }, type: 'Warning' });
+    const asV1 = JSON.parse(ok('get', 'events.v1.events.k8s.io', 'e1', '-o', 'json'));
+    expect(asV1).toMatchObject({ apiVersion: 'events.k8s.io/v1', kind: 'Event', note: 'it works', regarding: { name: 'applied' }, reason: 'Tested' });
+    const missing = k('create', '-f', file('event-bad.yaml', 'apiVersion: events.k8s.io/v1\nkind: Event\nmetadata:\n  name: e3\ntype: Normal\n'));
+    expect(missing.stderr).toBe(
+      'The Event "e3" is invalid: \n* eventTime: Required value\n* reportingController: Required value\n* reportingInstance: Required value\n* action: Required value\n* reason: Required value\n',
+    );
+  });
+
+  test('request and storage metrics name the resources', () => {
+    const metrics = ok('get', '--raw', '/metrics');
+    expect(metrics).toMatch(/apiserver_request_total\{code="200",component="apiserver",dry_run="",group="",resource="configmaps",scope="namespace",subresource="",verb="LIST",version="v1"\} \d+/);
+    expect(metrics).toMatch(/apiserver_request_total\{code="201",component="apiserver",dry_run="",group="coordination.k8s.io",resource="leases",scope="namespace",subresource="",verb="POST",version="v1"\} 1/);
+    expect(metrics).toMatch(/apiserver_storage_objects\{resource="namespaces"\} \d+/);
+    expect(metrics).toContain('# TYPE apiserver_longrunning_requests gauge');
   });
 });

@@ -11,5 +11,6 @@ export type { ListPatchStrategy } from './patch-strategy';
 export { openApiV3, openApiV2 } from './openapi';
 export { namespace, configMap, secret, serviceAccount, event } from './kinds/core-v1';
 export { lease } from './kinds/coordination-v1';
+export { eventV1 } from './kinds/events-v1';
 export { role, clusterRole, roleBinding, clusterRoleBinding } from './kinds/rbac-v1';
 export { ALL_KINDS } from './kinds/all';

@@ -1,7 +1,7 @@
 export { WatchCache, TooOldResourceVersionError, TooLargeResourceVersionError, CacheWatcherOverflowError, DEFAULT_CAPACITY } from './watch-cache';
 export type { CachedObject, CacheEvent, CacheWatch, CacheEventType, CacheWatchOptions, WatchCacheItem, WatchCacheOptions } from './watch-cache';
 export { ResourceStore, rvOf } from './resource-store';
-export type { ListOptions, ListResult, WatchOptions, WriteOptions, ResourceStoreOptions } from './resource-store';
+export type { ListOptions, ListResult, WatchOptions, WriteOptions, ResourceStoreOptions, StorageConversion } from './resource-store';
 export { plainStrategy, withStatusSubresource } from './strategy';
 export type { Strategy, TableConvertor } from './strategy';
 export { admissionChain } from './admission';
@@ -10,9 +10,11 @@ export { namespaceLifecycle, IMMORTAL_NAMESPACES } from './admission-plugins/nam
 export { startNamespaceController } from './namespace-controller';
 export type { NamespaceController } from './namespace-controller';
 export { builtinKinds, builtinResources, NAMESPACE_FINALIZER } from './kinds';
-export type { BuiltinOptions } from './kinds';
+export type { BuiltinOptions, BuiltinKind } from './kinds';
 export { ResourceApi } from './endpoints/handler';
 export type { ResourceApiOptions, ResourceRequest } from './endpoints/handler';
 export { writeJson, writeStatus, writeText, wantsPretty } from './endpoints/respond';
 export { responseForm, TABLE_CONTENT_TYPE } from './endpoints/negotiation';
 export { toTable } from './endpoints/table';
+export { startGarbageCollector } from './garbage-collector';
+export type { GarbageCollector } from './garbage-collector';

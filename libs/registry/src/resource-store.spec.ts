@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError, type KubeObject } from '@cl/apimachinery';
 import { SqliteStore } from '@cl/store';
-import { builtinResources, namespaceLifecycle, admissionChain, startNamespaceController, type ResourceStore } from './index';
+import { builtinResources, namespaceLifecycle, admissionChain, startGarbageCollector, startNamespaceController, type ResourceStore } from './index';
 
 const dir = mkdtempSync(join(tmpdir(), 'cl-resource-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -149,3 +149,32 @@ async function waitUntil(check: () => Promise<boolean>) {
   }
   throw new Error('condition never held');
 }
+
+describe('propagationPolicy with the garbage collector', () => {
+  const owned = (name: string, owner: KubeObject): KubeObject => ({
+    metadata: { name, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner.metadata!.name!, uid: owner.metadata!.uid! }] },
+  });
+
+  test.each([
+    ['Background', 'the owner goes at once, then its dependents', false],
+    ['Foreground', 'the dependents go first, then the owner', false],
+    ['Orphan', 'the dependents stay, without the reference', true],
+  ])('%s: %s', async (policy, _what, dependentStays) => {
+    const gc = startGarbageCollector(stores);
+    try {
+      const owner = await cms.create('default', cm('owner'));
+      await cms.create('default', owned('child', owner));
+      const r = await cms.delete('default', 'owner', { propagationPolicy: policy as 'Background' });
+      expect(r.deleted).toBe(policy === 'Background');
+      if (policy === 'Foreground') expect(r.object.metadata!.finalizers).toEqual(['foregroundDeletion']);
+      await waitUntil(async () => (await failure(cms.get('default', 'owner')).catch(() => '')).startsWith('404'));
+      if (dependentStays) {
+        await waitUntil(async () => (await cms.get('default', 'child')).metadata!.ownerReferences === undefined || (await cms.get('default', 'child')).metadata!.ownerReferences!.length === 0);
+      } else {
+        await waitUntil(async () => (await failure(cms.get('default', 'child')).catch(() => '')).startsWith('404'));
+      }
+    } finally {
+      gc.stop();
+    }
+  });
+});

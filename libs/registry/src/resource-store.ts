@@ -8,6 +8,8 @@ import {
   decodeContinue,
   encodeContinue,
   fieldErrors,
+  FINALIZER_DELETE_DEPENDENTS,
+  FINALIZER_ORPHAN_DEPENDENTS,
   generateName,
   metaTime,
   FieldPath,
@@ -59,7 +61,18 @@ export interface WriteOptions {
   allowCreate?: boolean;
 }
 
+/** A kind kept in another kind's storage (events.k8s.io/v1 events are stored as core/v1 events), converted both ways. */
+export interface StorageConversion {
+  /** The resource whose keys hold the objects (`events`). */
+  resource: string;
+  /** The stored object (apiVersion and kind of the storage version) as this kind. */
+  fromStored(stored: KubeObject): KubeObject;
+  /** This kind as the stored object, with the storage version's apiVersion and kind. */
+  toStored(object: KubeObject): KubeObject;
+}
+
 export interface ResourceStoreOptions {
+  storage?: StorageConversion;
   leases?: LeaseManager;
   log?: (line: string) => void;
   admission?: Admission;
@@ -86,7 +99,7 @@ export class ResourceStore {
     private readonly opts: ResourceStoreOptions = {},
   ) {
     this.gr = { group: def.group, resource: def.plural };
-    this.prefix = `/${def.plural}/`;
+    this.prefix = `/${opts.storage?.resource ?? def.plural}/`;
     this.apiVersion = apiVersionOf(def);
     this.cache = new WatchCache<KubeObject>(store, this.prefix, { decode: (kv) => this.decode(kv), capacity: opts.cacheCapacity, log: opts.log });
   }
@@ -114,7 +127,8 @@ export class ResourceStore {
   }
 
   decode(kv: KeyValue): KubeObject {
-    const object = JSON.parse(kv.value.toString('utf8')) as KubeObject;
+    const parsed = JSON.parse(kv.value.toString('utf8')) as KubeObject;
+    const object = this.opts.storage ? this.opts.storage.fromStored(parsed) : parsed;
     object.apiVersion = this.apiVersion;
     object.kind = this.def.kind;
     (object.metadata ??= {}).resourceVersion = String(kv.modRevision);
@@ -124,7 +138,13 @@ export class ResourceStore {
   private encode(object: KubeObject): string {
     // The revision is the store's to give: never stored inside the value (as upstream's etcd3 store).
     const { resourceVersion: _rv, ...meta } = object.metadata ?? {};
-    return JSON.stringify({ ...object, apiVersion: this.apiVersion, kind: this.def.kind, metadata: meta });
+    // Empty lists and maps of metadata are absent, as Go's omitempty writes them (`label x-` leaves no `labels: {}`).
+    for (const k of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) {
+      const v = meta[k];
+      if (v !== undefined && (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0)) delete meta[k];
+    }
+    const typed = { ...object, apiVersion: this.apiVersion, kind: this.def.kind, metadata: meta };
+    return JSON.stringify(this.opts.storage ? this.opts.storage.toStored(typed) : typed);
   }
 
   async get(namespace: string, name: string): Promise<KubeObject> {
@@ -378,7 +398,11 @@ export class ResourceStore {
       await this.opts.admission?.validate(this.attributes('DELETE', null, current, opts));
       const next = clone(current);
       const keep = this.strategy.beforeDelete?.(next) ?? false;
-      if (keep || meta.finalizers?.length) {
+      // Orphan and Foreground deletions are finished by the garbage collector, through its finalizers (upstream).
+      const policy = options.propagationPolicy ?? (options.orphanDependents === true ? 'Orphan' : options.orphanDependents === false ? 'Background' : null);
+      const gcFinalizer = policy === 'Orphan' ? FINALIZER_ORPHAN_DEPENDENTS : policy === 'Foreground' ? FINALIZER_DELETE_DEPENDENTS : null;
+      if (gcFinalizer && !next.metadata!.finalizers?.includes(gcFinalizer)) next.metadata!.finalizers = [...(next.metadata!.finalizers ?? []), gcFinalizer];
+      if (keep || next.metadata!.finalizers?.length) {
         // Marked for deletion; the finalizers' owners (a controller) remove it later.
         next.metadata!.deletionTimestamp ??= metaTime();
         next.metadata!.deletionGracePeriodSeconds ??= 0;

@@ -3,5 +3,6 @@ import type { KindDefinition } from '../kind';
 import { lease } from './coordination-v1';
 import { configMap, event, namespace, secret, serviceAccount } from './core-v1';
 import { clusterRole, clusterRoleBinding, role, roleBinding } from './rbac-v1';
+import { eventV1 } from './events-v1';
 
-export const ALL_KINDS: KindDefinition[] = [namespace, configMap, secret, serviceAccount, event, lease, role, clusterRole, roleBinding, clusterRoleBinding];
+export const ALL_KINDS: KindDefinition[] = [namespace, configMap, secret, serviceAccount, event, lease, eventV1, role, clusterRole, roleBinding, clusterRoleBinding];

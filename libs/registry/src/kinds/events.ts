@@ -1,6 +1,7 @@
 // core/v1 events: kept for --event-ttl (each written under a store lease), selectable by the involved object,
 // reason, source and type, printed as `kubectl get events` prints them (LAST SEEN first, NAME only wide).
 import { fieldErrors, FieldPath, type FieldError, type KubeObject } from '@cl/apimachinery';
+import type { StorageConversion } from '../resource-store';
 import type { Strategy } from '../strategy';
 import { age, column } from './columns';
 
@@ -82,5 +83,58 @@ export function eventStrategy(ttlSeconds: number): Strategy {
         return [lastSeen(ev, now), ev.type ?? '', ev.reason ?? '', obj, ev.involvedObject?.fieldPath ?? '', source(ev), (ev.message ?? '').trim(), first ? age(first, now) : '<unknown>', ev.series?.count ?? ev.count ?? 1, o.metadata?.name ?? ''];
       },
     },
+  };
+}
+
+// events.k8s.io/v1: the same stored objects (core/v1 events under /events/), renamed fields both ways.
+const RENAMES: Array<[v1: string, core: string]> = [
+  ['reportingController', 'reportingComponent'],
+  ['regarding', 'involvedObject'],
+  ['note', 'message'],
+  ['deprecatedSource', 'source'],
+  ['deprecatedFirstTimestamp', 'firstTimestamp'],
+  ['deprecatedLastTimestamp', 'lastTimestamp'],
+  ['deprecatedCount', 'count'],
+];
+const SAME = ['metadata', 'eventTime', 'series', 'reportingInstance', 'action', 'reason', 'related', 'type'];
+
+function convert(from: KubeObject, pairs: Array<[string, string]>, apiVersion: string): KubeObject {
+  const out: KubeObject = { apiVersion, kind: 'Event' };
+  for (const f of SAME) if (from[f] !== undefined) out[f] = from[f];
+  for (const [a, b] of pairs) if (from[a] !== undefined) out[b] = from[a];
+  return out;
+}
+
+export const eventsV1Storage: StorageConversion = {
+  resource: 'events',
+  fromStored: (core) => convert(core, RENAMES.map(([v1, c]) => [c, v1]), 'events.k8s.io/v1'),
+  toStored: (v1) => convert(v1, RENAMES, 'v1'),
+};
+
+const NOTE_LIMIT = 1024;
+
+function validateEventV1(o: KubeObject): FieldError[] {
+  const ev = o as KubeObject & { eventTime?: string | null; type?: string; reportingController?: string; reportingInstance?: string; action?: string; reason?: string; note?: string };
+  const errs: FieldError[] = [];
+  if (!ev.eventTime) errs.push(fieldErrors.required('eventTime'));
+  if (ev.type !== 'Normal' && ev.type !== 'Warning') errs.push(fieldErrors.invalid('type', '', `has invalid value: ${ev.type ?? ''}`));
+  if (!ev.reportingController) errs.push(fieldErrors.required('reportingController'));
+  if (!ev.reportingInstance) errs.push(fieldErrors.required('reportingInstance'));
+  if (!ev.action) errs.push(fieldErrors.required('action'));
+  if (!ev.reason) errs.push(fieldErrors.required('reason'));
+  if (ev.note && Buffer.byteLength(ev.note) > NOTE_LIMIT) errs.push(fieldErrors.tooLong('note', NOTE_LIMIT));
+  return errs;
+}
+
+/** The events.k8s.io/v1 view: its own required fields, the core printer's columns read through the conversion. */
+export function eventV1Strategy(ttlSeconds: number): Strategy {
+  const core = eventStrategy(ttlSeconds);
+  const asCore = (o: KubeObject) => eventsV1Storage.toStored(o);
+  return {
+    validate: validateEventV1,
+    allowCreateOnUpdate: true,
+    ttlSeconds: () => ttlSeconds,
+    fields: Object.fromEntries(Object.entries(core.fields ?? {}).map(([label, get]) => [label, (o: KubeObject) => get(asCore(o))])),
+    table: { ...core.table!, cells: (o, now) => core.table!.cells(asCore(o), now) },
   };
 }

@@ -1,11 +1,11 @@
 // The kinds this server stores, each with its strategy: what `builtinResources` turns into generic stores.
-import { clusterRole, clusterRoleBinding, configMap, lease, namespace, role, roleBinding, secret, serviceAccount, event, type KindDefinition } from '@cl/api';
+import { clusterRole, clusterRoleBinding, configMap, lease, namespace, role, roleBinding, secret, serviceAccount, event, eventV1, type KindDefinition } from '@cl/api';
 import type { LeaseManager, Store } from '@cl/store';
-import { ResourceStore } from '../resource-store';
+import { ResourceStore, type StorageConversion } from '../resource-store';
 import type { Strategy } from '../strategy';
 import { namespaceStrategy } from './namespaces';
 import { configMapStrategy, secretStrategy, serviceAccountStrategy } from './config';
-import { eventStrategy } from './events';
+import { eventStrategy, eventsV1Storage, eventV1Strategy } from './events';
 import { leaseStrategy } from './leases';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac';
 
@@ -16,7 +16,13 @@ export interface BuiltinOptions {
   log?: (line: string) => void;
 }
 
-export function builtinKinds(opts: BuiltinOptions): Array<{ def: KindDefinition; strategy: Strategy }> {
+export interface BuiltinKind {
+  def: KindDefinition;
+  strategy: Strategy;
+  storage?: StorageConversion;
+}
+
+export function builtinKinds(opts: BuiltinOptions): BuiltinKind[] {
   return [
     { def: namespace, strategy: namespaceStrategy },
     { def: configMap, strategy: configMapStrategy },
@@ -24,15 +30,16 @@ export function builtinKinds(opts: BuiltinOptions): Array<{ def: KindDefinition;
     { def: serviceAccount, strategy: serviceAccountStrategy },
     { def: event, strategy: eventStrategy(opts.eventTtlSeconds) },
     { def: lease, strategy: leaseStrategy },
+    { def: eventV1, strategy: eventV1Strategy(opts.eventTtlSeconds), storage: eventsV1Storage },
     { def: role, strategy: roleStrategy },
     { def: clusterRole, strategy: clusterRoleStrategy },
     { def: roleBinding, strategy: roleBindingStrategy },
     { def: clusterRoleBinding, strategy: clusterRoleBindingStrategy },
-  ] as Array<{ def: KindDefinition; strategy: Strategy }>;
+  ] as BuiltinKind[];
 }
 
 export function builtinResources(store: Store, opts: BuiltinOptions): ResourceStore[] {
-  return builtinKinds(opts).map(({ def, strategy }) => new ResourceStore(def, store, strategy, { leases: opts.leases, log: opts.log }));
+  return builtinKinds(opts).map(({ def, strategy, storage }) => new ResourceStore(def, store, strategy, { leases: opts.leases, log: opts.log, storage }));
 }
 
 export { NAMESPACE_FINALIZER } from './namespaces';
