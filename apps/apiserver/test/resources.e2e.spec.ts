@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { startEtcd, waitFor, KUBECTL, type EtcdServer } from '@cl/testing';
-import { kubectl, startApiserverProcess, type ApiserverProcess } from './harness';
+import { httpsGet, kubectl, startApiserverProcess, type ApiserverProcess } from './harness';
 
 jest.setTimeout(300_000);
 
@@ -59,6 +59,22 @@ describe.each(backends)('kubectl 1.33 against the resource API on %s', (_name, b
     expect(wide).toMatch(/leases\s+coordination.k8s.io\/v1\s+true\s+Lease\s+create,delete,deletecollection,get,list,patch,update,watch/);
     const versions = ok('api-versions').trim().split('\n');
     expect(versions).toEqual(expect.arrayContaining(['v1', 'coordination.k8s.io/v1', 'rbac.authorization.k8s.io/v1']));
+  });
+
+  test('aggregated discovery in the version the client asks for first, legacy documents otherwise', async () => {
+    const get = (accept: string) => httpsGet(api, '/apis', { headers: { Accept: accept, Authorization: 'Bearer anonymous-kubectl' } });
+    for (const version of ['v2', 'v2beta1']) {
+      const r = await get(`application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList,application/json`);
+      expect(r.headers['content-type']).toBe(`application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`);
+      const doc = JSON.parse(r.body);
+      expect(doc.apiVersion).toBe(`apidiscovery.k8s.io/${version}`);
+      const rbac = doc.items.find((g: { metadata: { name: string } }) => g.metadata.name === 'rbac.authorization.k8s.io');
+      expect(rbac.versions[0].resources.find((x: { resource: string }) => x.resource === 'roles').responseKind).toEqual({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role' });
+    }
+    const legacy = JSON.parse((await get('application/json')).body);
+    expect(legacy.kind).toBe('APIGroupList');
+    const core = JSON.parse((await httpsGet(api, '/api/v1', { headers: { Authorization: 'Bearer anonymous-kubectl' } })).body);
+    expect(core.resources.map((r: { name: string }) => r.name)).toEqual(expect.arrayContaining(['namespaces', 'namespaces/status', 'namespaces/finalize', 'configmaps']));
   });
 
   test('explain reads the OpenAPI v3 documents', () => {

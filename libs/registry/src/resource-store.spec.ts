@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError, type KubeObject } from '@cl/apimachinery';
-import { SqliteStore } from '@cl/store';
+import { LeaseManager, SqliteStore } from '@cl/store';
 import { builtinResources, namespaceLifecycle, admissionChain, startGarbageCollector, startNamespaceController, type ResourceStore } from './index';
 
 const dir = mkdtempSync(join(tmpdir(), 'cl-resource-store-'));
@@ -177,4 +177,16 @@ describe('propagationPolicy with the garbage collector', () => {
       gc.stop();
     }
   });
+});
+
+test('events live for --event-ttl: each is written under a store lease and goes when it expires', async () => {
+  const short = builtinResources(store, { eventTtlSeconds: 1, leases: new LeaseManager(store) });
+  const events = short.find((s) => s.def.plural === 'events' && s.def.group === '')!;
+  try {
+    await events.create('default', { metadata: { name: 'e1' }, reason: 'Tested', involvedObject: { kind: 'ConfigMap', name: 'a', namespace: 'default' } });
+    expect((await store.get('/events/default/e1'))!.lease).not.toBe(0);
+    await waitUntil(async () => (await failure(events.get('default', 'e1')).catch(() => '')) === '404 NotFound: events "e1" not found');
+  } finally {
+    for (const s of short) s.stop();
+  }
 });

@@ -23,14 +23,19 @@ export interface DiscoveryGroup {
   versions: { version: string; resources: DiscoveryResource[] }[];
 }
 
-const AGGREGATED_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+const AGGREGATED = (version: 'v2' | 'v2beta1') => `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
 
-function wantsAggregated(req: IncomingMessage): boolean {
+/** The aggregated discovery version the client accepts first (kubectl 1.33 lists v2, then v2beta1), or null for the legacy documents. */
+function aggregatedVersion(req: IncomingMessage): 'v2' | 'v2beta1' | null {
   const accept = String(req.headers.accept ?? '');
-  return accept.split(',').some((part) => {
+  for (const part of accept.split(',')) {
     const params = part.split(';').map((p) => p.trim());
-    return params[0] === 'application/json' && params.includes('g=apidiscovery.k8s.io') && params.includes('v=v2') && params.includes('as=APIGroupDiscoveryList');
-  });
+    if (params[0] !== 'application/json') continue;
+    if (!params.includes('as=APIGroupDiscoveryList') || !params.includes('g=apidiscovery.k8s.io')) return null;
+    if (params.includes('v=v2')) return 'v2';
+    if (params.includes('v=v2beta1')) return 'v2beta1';
+  }
+  return null;
 }
 
 function writeDiscovery(ctx: RequestContext, code: number, obj: unknown): void {
@@ -38,10 +43,10 @@ function writeDiscovery(ctx: RequestContext, code: number, obj: unknown): void {
   writeJson(ctx.req, ctx.res, code, obj);
 }
 
-function aggregated(groups: DiscoveryGroup[]) {
+function aggregated(groups: DiscoveryGroup[], version: 'v2' | 'v2beta1') {
   return {
     kind: 'APIGroupDiscoveryList',
-    apiVersion: 'apidiscovery.k8s.io/v2',
+    apiVersion: `apidiscovery.k8s.io/${version}`,
     metadata: {},
     items: groups.map((g) => ({
       metadata: g.name ? { name: g.name, creationTimestamp: null } : { creationTimestamp: null },
@@ -84,11 +89,12 @@ function resourceList(g: DiscoveryGroup, version: { version: string; resources: 
 
 /** `core` is the '' group (always served as /api v1); `groups` are the named groups under /apis. */
 export function discoveryRoutes(core: DiscoveryGroup, groups: () => DiscoveryGroup[]): Route[] {
-  const serve = (ctx: RequestContext, aggregatedBody: () => unknown, legacy: () => unknown) => {
-    if (wantsAggregated(ctx.req)) {
-      const body = JSON.stringify(aggregatedBody()) + '\n';
+  const serve = (ctx: RequestContext, aggregatedBody: (version: 'v2' | 'v2beta1') => unknown, legacy: () => unknown) => {
+    const version = aggregatedVersion(ctx.req);
+    if (version) {
+      const body = JSON.stringify(aggregatedBody(version)) + '\n';
       ctx.res.statusCode = 200;
-      ctx.res.setHeader('Content-Type', AGGREGATED_V2);
+      ctx.res.setHeader('Content-Type', AGGREGATED(version));
       ctx.res.setHeader('Vary', 'Accept');
       ctx.res.setHeader('Content-Length', Buffer.byteLength(body));
       ctx.res.end(body);
@@ -98,12 +104,12 @@ export function discoveryRoutes(core: DiscoveryGroup, groups: () => DiscoveryGro
   };
   const routes: Route[] = [
     exactRoute('/api', (ctx) =>
-      serve(ctx, () => aggregated([core]), () => ({
+      serve(ctx, (v) => aggregated([core], v), () => ({
         kind: 'APIVersions',
         versions: core.versions.map((v) => v.version),
         serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `${ctx.req.socket.localAddress?.includes(':') ? `[${ctx.req.socket.localAddress}]` : ctx.req.socket.localAddress}:${ctx.req.socket.localPort}` }],
       })), ['GET', 'HEAD']),
-    exactRoute('/apis', (ctx) => serve(ctx, () => aggregated(groups()), () => ({ kind: 'APIGroupList', apiVersion: 'v1', groups: groups().map(apiGroup) })), ['GET', 'HEAD']),
+    exactRoute('/apis', (ctx) => serve(ctx, (v) => aggregated(groups(), v), () => ({ kind: 'APIGroupList', apiVersion: 'v1', groups: groups().map(apiGroup) })), ['GET', 'HEAD']),
   ];
   for (const v of core.versions) {
     routes.push(exactRoute(`/api/${v.version}`, (ctx) => writeDiscovery(ctx, 200, resourceList(core, v)), ['GET', 'HEAD']));
