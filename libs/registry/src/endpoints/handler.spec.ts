@@ -82,6 +82,31 @@ test('a watch from before the window gets 200, one ERROR event with a 410 Expire
   expect(events[0].object).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: expect.stringMatching(/^too old resource version: \d+ \(\d+\)$/) });
 });
 
+test('a last BOOKMARK comes 2 s before timeoutSeconds ends the watch', async () => {
+  const api = new ResourceApi([cms], { readBody: async () => Buffer.alloc(0), bookmarkIntervalMs: 60_000 });
+  const srv = createServer((req, res) => void api.handle(req, res, infoOf(req.method!, req.url!)));
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  try {
+    const started = Date.now();
+    const r = await new Promise<{ body: string; lastAt: number }>((resolve) => {
+      request({ host: '127.0.0.1', port: (srv.address() as AddressInfo).port, path: `${base}/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=3&labelSelector=none%3Dnone` }, (res) => {
+        let body = '';
+        let lastAt = 0;
+        res.on('data', (d) => {
+          body += d;
+          lastAt = Date.now() - started;
+        });
+        res.on('end', () => resolve({ body, lastAt }));
+      }).end();
+    });
+    expect(lines(r.body)).toEqual([{ type: 'BOOKMARK', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: String(cms.cache.revision) } } }]);
+    // The bookmark arrived about a second into the 3 s watch, not at its end.
+    expect(r.lastAt).toBeLessThan(2500);
+  } finally {
+    srv.close();
+  }
+});
+
 test('timeoutSeconds ends a watch; bookmarks carry the current resourceVersion', async () => {
   const r = await call('GET', `${base}/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=1&labelSelector=none%3Dnone`);
   const events = lines(r.body);

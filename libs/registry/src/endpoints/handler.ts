@@ -170,6 +170,7 @@ export class ResourceApi {
       kind: store.def.kind,
       asTable: form === 'table' ? (o, first) => oneRowTable(store, o, include, first) : undefined,
       onEnd: () => this.opts.onWatch?.(labels, -1),
+      finalBookmark: bookmarks ? () => store.cache.revision : undefined,
     });
   }
 

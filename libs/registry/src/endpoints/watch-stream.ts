@@ -19,8 +19,8 @@ export interface WatchStreamOptions {
   asTable?: (o: KubeObject, first: boolean) => unknown;
   /** Called once when the stream ends (in-flight accounting, metrics). */
   onEnd?: () => void;
-  /** Annotate the first BOOKMARK after the initial ADDED events (sendInitialEvents). */
-  initialEventsEnd?: boolean;
+  /** With bookmarks: the cache's revision, sent as a last BOOKMARK 2 s before the timeout (as upstream), so the client resumes from it. */
+  finalBookmark?: () => number;
 }
 
 export async function streamWatch(req: IncomingMessage, res: ServerResponse, watch: CacheWatch<KubeObject>, opts: WatchStreamOptions): Promise<void> {
@@ -30,6 +30,12 @@ export async function streamWatch(req: IncomingMessage, res: ServerResponse, wat
   res.flushHeaders();
   let first = true;
   const timer = setTimeout(() => watch.close(), opts.timeoutMs);
+  const last =
+    opts.finalBookmark && opts.timeoutMs > 2000
+      ? setTimeout(() => {
+          if (!res.destroyed) res.write(eventLine({ type: 'BOOKMARK', revision: opts.finalBookmark!() }, opts, false));
+        }, opts.timeoutMs - 2000)
+      : null;
   const end = () => watch.close();
   req.on('close', end);
   res.on('close', end);
@@ -49,6 +55,7 @@ export async function streamWatch(req: IncomingMessage, res: ServerResponse, wat
     }
   } finally {
     clearTimeout(timer);
+    if (last) clearTimeout(last);
     req.off('close', end);
     res.off('close', end);
     if (!res.destroyed) res.end();
