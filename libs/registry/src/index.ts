@@ -3,7 +3,7 @@ export type { CachedObject, CacheEvent, CacheWatch, CacheEventType, CacheWatchOp
 export { ResourceStore, rvOf } from './resource-store';
 export type { ListOptions, ListResult, WatchOptions, WriteOptions, ResourceStoreOptions, StorageConversion } from './resource-store';
 export { plainStrategy, withStatusSubresource } from './strategy';
-export type { Strategy, TableConvertor } from './strategy';
+export type { Strategy, TableConvertor, SubresourceAction, ActionContext } from './strategy';
 export { admissionChain } from './admission';
 export type { Admission, AdmissionAttributes, AdmissionPlugin, Operation } from './admission';
 export { namespaceLifecycle, IMMORTAL_NAMESPACES } from './admission-plugins/namespace-lifecycle';

@@ -2,7 +2,22 @@
 // sets on create and update, validation as field errors, which part of the object each write may change (the
 // main resource or its status), the fields a field selector can name, how a delete proceeds, and the Table
 // columns kubectl prints.
-import type { FieldError, KubeObject, NameValidator, TableColumnDefinition } from '@cl/apimachinery';
+import type { DeleteOptions, FieldError, KubeObject, NameValidator, Status, TableColumnDefinition } from '@cl/apimachinery';
+
+/** What a POST subresource may do to its object (the generic store's operations, bound to the object). */
+export interface ActionContext {
+  namespace: string;
+  name: string;
+  /** The request body, parsed JSON. */
+  body: unknown;
+  dryRun: boolean;
+  user?: unknown;
+  update(apply: (current: KubeObject) => KubeObject, subresource: string): Promise<KubeObject>;
+  delete(options: DeleteOptions): Promise<{ object: KubeObject; deleted: boolean }>;
+}
+
+/** A POST to `<resource>/<name>/<subresource>` (a pod's binding, eviction); answers with an object or a Status and its code. */
+export type SubresourceAction = (ctx: ActionContext) => Promise<{ code: number; body: KubeObject | Status }>;
 
 export interface TableConvertor<T extends KubeObject = KubeObject> {
   /** Columns after NAME (which tables start with); priority 1 columns show with `-o wide`. */
@@ -36,6 +51,13 @@ export interface Strategy<T extends KubeObject = KubeObject> {
    * its contents go). Returns true when it changed `object` and the object must stay.
    */
   beforeDelete?(object: T): boolean;
+  /**
+   * Graceful deletion (pods): the seconds this delete leaves the object to terminate, 0 to delete it now
+   * (upstream's CheckGracefulDelete).
+   */
+  gracePeriod?(object: T, options: DeleteOptions): number;
+  /** POST subresources that act on the object (a pod's `binding` and `eviction`), by name. */
+  actions?: Record<string, SubresourceAction>;
   /** Whether DELETE answers with the object (pods, namespaces) or a Status (most kinds). */
   returnDeletedObject?: boolean;
   table?: TableConvertor<T>;

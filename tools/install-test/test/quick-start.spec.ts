@@ -53,8 +53,8 @@ test('npm start on a fresh clone sets itself up and serves a control plane kubec
   server.stdout!.on('data', (d) => (out += d));
   server.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<never>((_, reject) => server!.once('exit', (code) => reject(new Error(`npm start exited ${code}:\n${out}`))));
-  // The README: "npm start prints the command to reach the server".
-  const command = await Promise.race([waitFor(() => /kubectl --kubeconfig (\S+) get --raw '\/readyz\?verbose'/.exec(out), 'the printed kubectl command', 3000, 100), exited]);
+  // The README: "npm start prints how to reach the server with kubectl".
+  const command = await Promise.race([waitFor(() => /export KUBECONFIG=(\S+)\n[\s\S]*kubectl get namespaces\n/.exec(out), 'the printed kubectl commands', 3000, 100), exited]);
   const kubeconfig = command[1];
   const ready = await Promise.race([
     waitFor(() => {
@@ -65,6 +65,12 @@ test('npm start on a fresh clone sets itself up and serves a control plane kubec
   ]);
   expect(ready).toMatch(/readyz check passed/);
   expect(ready).toContain('[+]store ok');
+  // The printed examples, as the README shows them.
+  const kube = (...args: string[]) => spawnSync(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { cwd: clone, encoding: 'utf8' });
+  await waitFor(() => kube('get', 'namespaces', 'default').status === 0 || undefined, 'the system namespaces', 600, 200);
+  expect(kube('get', 'namespaces').stdout).toMatch(/^NAME\s+STATUS\s+AGE\ndefault\s+Active\s+/);
+  expect(kube('create', 'configmap', 'hello', '--from-literal=greeting=hi').stdout).toBe('configmap/hello created\n');
+  expect(kube('get', 'configmaps', 'hello', '-o', 'jsonpath={.data.greeting}').stdout).toBe('hi');
 });
 
 test('the README\'s npx commands work as written in the clone', () => {

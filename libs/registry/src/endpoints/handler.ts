@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { apiVersionOf, decode, decodeProtobuf, DecodeError, parseFieldValidation, patchStrategyAt, PROTOBUF_CONTENT_TYPE, type FieldValidation } from '@cl/api';
 import { ApiError, apiErrors, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError, statusFailure, statusSuccess, type DeleteOptions, type KubeObject } from '@cl/apimachinery';
 import type { ResourceStore } from '../resource-store';
+import type { SubresourceAction } from '../strategy';
 import { mediaType, responseForm, TABLE_CONTENT_TYPE } from './negotiation';
 import { writeListBody } from './serialize';
 import { writeJson, writeStatus, writeText, wantsPretty } from './respond';
@@ -72,7 +73,12 @@ export class ResourceApi {
     const def = store.def;
     const ns = def.namespaced ? info.namespace : '';
     const sub = info.subresource;
-    if (sub && !(def.subresources.includes(sub) && (sub === 'status' || sub === 'finalize'))) throw new ApiError(notFoundStatus());
+    const action = sub ? store.strategy.actions?.[sub] : undefined;
+    if (sub && !(def.subresources.includes(sub) && (sub === 'status' || sub === 'finalize' || action))) throw new ApiError(notFoundStatus());
+    if (action) {
+      if (info.verb !== 'create') throw apiErrors.methodNotSupported(store.gr, info.verb);
+      return this.act(req, res, store, ns, info.name, action, q, user);
+    }
     if (def.namespaced && !ns && !['list', 'watch', 'deletecollection'].includes(info.verb)) throw new ApiError(notFoundStatus());
     const dryRun = parseDryRun(q.getAll('dryRun'));
     switch (info.verb) {
@@ -248,6 +254,28 @@ export class ResourceApi {
     const { object } = await store.update(ns, name, apply, { dryRun, user, subresource: sub, allowCreate: false });
     setWarnings(res, warnings);
     this.respondObject(req, res, store, 200, object, q);
+  }
+
+  private async act(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, action: SubresourceAction, q: URLSearchParams, user: unknown) {
+    responseForm(req);
+    const raw = await this.body(req, ['application/json', '']);
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8') || '{}');
+    } catch (e) {
+      throw apiErrors.badRequest(`error decoding request body: ${(e as Error).message}`);
+    }
+    const dryRun = parseDryRun(q.getAll('dryRun'));
+    const result = await action({
+      namespace: ns,
+      name,
+      body,
+      dryRun,
+      user,
+      update: async (apply, subresource) => (await store.update(ns, name, (cur) => apply(cur!), { dryRun, user, subresource, allowCreate: false })).object,
+      delete: (options) => store.delete(ns, name, options, { dryRun, user }),
+    });
+    writeJson(req, res, result.code, result.body);
   }
 
   private async deleteOptions(req: IncomingMessage, q: URLSearchParams, dryRun: boolean): Promise<DeleteOptions> {
