@@ -4,6 +4,7 @@
 // - create (POST with generateName) req/s vs the embedded store's raw put rate (SqliteStore.put in-process, the
 //   same value size and concurrency);
 // - LIST of 5,000 config maps, time to last byte, vs a bare node:https server sending the same bytes;
+// - pods: creates per second, and the Table of 5,000 pods that `kubectl get pods` asks for vs a bare server;
 // - watch fan-out: one write delivered to 1,000 watchers, time until each has it (p50/p99 over a few writes).
 // Usage: node bench/api/run.js [--duration=2] [--rounds=4] [--watchers=1000] [--objects=5000]
 const https = require('node:https');
@@ -23,10 +24,10 @@ const DATA = { a: 'x'.repeat(200), b: 'y'.repeat(200) };
 
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
-function request(base, method, path, body, agent) {
+function request(base, method, path, body, agent, headers = {}) {
   return new Promise((resolve, reject) => {
     const u = new URL(path, base);
-    const req = https.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, agent, rejectUnauthorized: false, headers: body ? { 'Content-Type': 'application/json' } : {} }, (res) => {
+    const req = https.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, agent, rejectUnauthorized: false, headers: { ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers } }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks) }));
@@ -36,13 +37,13 @@ function request(base, method, path, body, agent) {
   });
 }
 
-async function createMany(base, namespace, n) {
+async function createMany(base, namespace, n, resource = 'configmaps', make = (name) => ({ metadata: { name }, data: DATA })) {
   const agent = new https.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   let next = 0;
   const worker = async () => {
     while (next < n) {
       const i = next++;
-      const r = await request(base, 'POST', `/api/v1/namespaces/${namespace}/configmaps`, { metadata: { name: `cm-${String(i).padStart(5, '0')}` }, data: DATA }, agent);
+      const r = await request(base, 'POST', `/api/v1/namespaces/${namespace}/${resource}`, make(`o-${String(i).padStart(5, '0')}`), agent);
       if (r.status !== 201) throw new Error(`create: ${r.status} ${r.body}`);
     }
   };
@@ -50,13 +51,15 @@ async function createMany(base, namespace, n) {
   agent.destroy();
 }
 
+const POD = (name) => ({ metadata: name.endsWith('-') ? { generateName: name } : { name }, spec: { containers: [{ name: 'c', image: 'busybox:1.36', resources: { requests: { cpu: '10m', memory: '16Mi' } } }] } });
+
 /** Creates per second through the API for `seconds` (autocannon, generateName so every POST is new). */
-async function createRate(base, seconds) {
+async function createRate(base, seconds, resource = 'configmaps', body = { metadata: { generateName: 'c-' }, data: DATA }) {
   const r = await autocannon({
-    url: `${base}/api/v1/namespaces/creates/configmaps`,
+    url: `${base}/api/v1/namespaces/creates/${resource}`,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ metadata: { generateName: 'c-' }, data: DATA }),
+    body: JSON.stringify(body),
     connections: CONNECTIONS,
     duration: seconds,
   });
@@ -84,13 +87,13 @@ async function rawPutRate(dir, seconds) {
 }
 
 /** Median time to the last byte of GET `url` over `times` requests on a fresh keep-alive connection. */
-async function timeToLastByte(url, times) {
+async function timeToLastByte(url, times, headers = {}) {
   const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
   const out = [];
   let bytes = 0;
   for (let i = 0; i < times; i++) {
     const t0 = process.hrtime.bigint();
-    const r = await request(url, 'GET', new URL(url).pathname + new URL(url).search, undefined, agent);
+    const r = await request(url, 'GET', new URL(url).pathname + new URL(url).search, undefined, agent, headers);
     out.push(Number(process.hrtime.bigint() - t0) / 1e6);
     if (r.status !== 200) throw new Error(`${url}: ${r.status}`);
     bytes = r.body.length;
@@ -196,6 +199,29 @@ async function main() {
     }
     const pagedMs = (await timeToLastByte(`${listUrl}?limit=500`, 12)).ms;
 
+    // Pods: creates per second, and the Table of 5,000 pods `kubectl get pods -A` asks for, vs a bare server.
+    const podCreates = await createRate(base, DURATION * 2, 'pods', POD('p-'));
+    await request(base, 'POST', '/api/v1/namespaces', { metadata: { name: 'podlist' } });
+    await createMany(base, 'podlist', OBJECTS, 'pods', POD);
+    const TABLE = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json' };
+    const podTablePath = '/api/v1/namespaces/podlist/pods';
+    const podTableBody = join(dir, 'pods-table.json');
+    writeFileSync(podTableBody, (await request(base, 'GET', podTablePath, undefined, undefined, TABLE)).body);
+    const rawPods = spawn(process.execPath, [join(__dirname, 'raw-list-server.js'), `${api.certDir}/apiserver.crt`, `${api.certDir}/apiserver.key`, podTableBody], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const rawPodsPort = await new Promise((resolve) => rawPods.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
+    await waitReady(`https://127.0.0.1:${rawPodsPort}/`);
+    const podTableRatios = [];
+    let podTableMs = 0;
+    let rawPodTableMs = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const a = await timeToLastByte(`${base}${podTablePath}`, 8, TABLE);
+      const b = await timeToLastByte(`https://127.0.0.1:${rawPodsPort}/`, 8);
+      podTableMs += a.ms / ROUNDS;
+      rawPodTableMs += b.ms / ROUNDS;
+      podTableRatios.push(a.ms / b.ms);
+    }
+    rawPods.kill();
+
     // Watch fan-out.
     const cpu0 = cpuSeconds(api.pid);
     const watchers = await openWatchers(base, 'fan', WATCHERS);
@@ -216,12 +242,14 @@ async function main() {
       get: { rps: get.sums['GET configmap'].rps, livezRps: get.sums['/livez'].rps, ratio: get.medianRatio['GET configmap'], target: 0.5 },
       create: { rps: creates, rawPutsPerSecond: puts, ratio: median(createRatios), target: 0.3 },
       list: { objects: OBJECTS, bytes, ms: listMs, rawMs, ratio: median(listRatios), pagedBy500Ms: pagedMs, target: 2 },
+      pods: { createsPerSecond: podCreates, tableOf: OBJECTS, tableMs: podTableMs, rawMs: rawPodTableMs, ratio: median(podTableRatios) },
       fanout: { watchers: WATCHERS, writes: 5, p50ms: pct(delivery, 0.5), p99ms: pct(delivery, 0.99), maxMs: Math.max(...delivery), serverCpuSeconds: fanCpu, targetP99ms: 100 },
     };
     console.log(`bench/api: HTTPS on 127.0.0.1, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION}s (median of per-round ratios)`);
     console.log(`GET one config map   ${result.get.rps.toFixed(0).padStart(8)} req/s   /livez ${result.get.livezRps.toFixed(0)} req/s   ratio ${result.get.ratio.toFixed(2)} (target >= 0.5)`);
     console.log(`create (POST)        ${result.create.rps.toFixed(0).padStart(8)} req/s   raw store puts ${result.create.rawPutsPerSecond.toFixed(0)}/s   ratio ${result.create.ratio.toFixed(2)} (target >= 0.3)`);
     console.log(`LIST ${OBJECTS} objects   ${result.list.ms.toFixed(1).padStart(8)} ms      raw server ${result.list.rawMs.toFixed(1)} ms (${(bytes / 1e6).toFixed(1)} MB)   ratio ${result.list.ratio.toFixed(2)} (target <= 2); first page of 500 ${pagedMs.toFixed(1)} ms`);
+    console.log(`pods                 ${podCreates.toFixed(0).padStart(8)} creates/s   Table of ${OBJECTS} pods ${podTableMs.toFixed(1)} ms vs raw server ${rawPodTableMs.toFixed(1)} ms   ratio ${result.pods.ratio.toFixed(2)}`);
     console.log(`watch fan-out        ${WATCHERS} watchers: p50 ${result.fanout.p50ms.toFixed(1)} ms  p99 ${result.fanout.p99ms.toFixed(1)} ms  max ${result.fanout.maxMs.toFixed(1)} ms (target p99 < 100 ms)`);
     console.log(JSON.stringify({ bench: 'api', ...result }));
   } finally {

@@ -1,11 +1,14 @@
 // Which admission plugins run: upstream's --enable-admission-plugins / --disable-admission-plugins over the
 // default set. A name upstream does not know is refused as upstream refuses it; a plugin upstream has that this
 // server does not implement is refused at start with a message saying so, rather than accepted and ignored.
-import { admissionChain, namespaceLifecycle, type Admission, type AdmissionPlugin, type ResourceStore } from '@cl/registry';
+import { admissionChain, defaultTolerationSeconds, namespaceLifecycle, serviceAccountAdmission, taintNodesByCondition, type Admission, type AdmissionPlugin, type ResourceStore } from '@cl/registry';
 
 /** The plugins this server implements, in upstream's order, each built from the stores it reads. */
 const IMPLEMENTED: Record<string, (stores: ReadonlyMap<string, ResourceStore>) => AdmissionPlugin> = {
   NamespaceLifecycle: (stores) => namespaceLifecycle(stores.get('namespaces')!),
+  ServiceAccount: (stores) => serviceAccountAdmission(stores.get('serviceaccounts')!),
+  TaintNodesByCondition: () => taintNodesByCondition(),
+  DefaultTolerationSeconds: () => defaultTolerationSeconds(),
 };
 
 // Upstream 1.33's admission plugin names (kube-apiserver --help), for telling "unknown" from "not implemented".
@@ -20,7 +23,7 @@ const UPSTREAM = [
 ];
 
 /** Enabled by default here: the implemented part of upstream's default set. */
-export const DEFAULT_ADMISSION_PLUGINS = ['NamespaceLifecycle'];
+export const DEFAULT_ADMISSION_PLUGINS = ['NamespaceLifecycle', 'ServiceAccount', 'TaintNodesByCondition', 'DefaultTolerationSeconds'];
 
 export function validateAdmissionFlags(enable: readonly string[], disable: readonly string[]): string[] {
   const errs: string[] = [];

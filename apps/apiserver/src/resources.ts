@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { requestInfo } from '@cl/auth';
 import { apiVersionOf, openApiV3, openApiV2, type KindDefinition } from '@cl/api';
-import { builtinKinds, builtinResources, ResourceApi, startGarbageCollector, startNamespaceController, writeJson, type ResourceStore } from '@cl/registry';
+import { builtinKinds, builtinResources, ResourceApi, startGarbageCollector, startNamespaceController, startServiceAccountsController, writeJson, type ResourceStore } from '@cl/registry';
 import { LeaseManager, type Store } from '@cl/store';
 import { buildAdmission, enabledAdmissionPlugins } from './admission';
 import type { DiscoveryGroup } from './authn';
@@ -18,6 +18,14 @@ export interface ResourceOptions {
   disableAdmissionPlugins: readonly string[];
   log: (line: string) => void;
 }
+
+/** The subresources this server serves, with the kind each answers with and its verbs (the node-connection ones come later). */
+const SERVED_SUBRESOURCES: Record<string, (def: KindDefinition) => { kind: string; verbs: string[] }> = {
+  status: (def) => ({ kind: def.kind, verbs: ['get', 'patch', 'update'] }),
+  finalize: (def) => ({ kind: def.kind, verbs: ['update'] }),
+  binding: () => ({ kind: 'Binding', verbs: ['create'] }),
+  eviction: () => ({ kind: 'Eviction', verbs: ['create'] }),
+};
 
 /** The kinds served, known before the store opens (discovery and OpenAPI need no store). */
 export function servedKinds(): KindDefinition[] {
@@ -40,9 +48,7 @@ export function kindDiscoveryGroups(kinds: readonly KindDefinition[]): { core: D
       verbs: def.verbs,
       shortNames: def.shortNames,
       categories: def.categories,
-      subresources: def.subresources
-        .filter((s) => s === 'status' || s === 'finalize')
-        .map((s) => ({ name: s, kind: def.kind, verbs: s === 'status' ? ['get', 'patch', 'update'] : ['update'] })),
+      subresources: def.subresources.filter((s) => SERVED_SUBRESOURCES[s]).map((s) => ({ name: s, ...SERVED_SUBRESOURCES[s](def) })),
     });
   }
   const core = byGroup.get('') ?? { name: '', versions: [{ version: 'v1', resources: [] }] };
@@ -135,6 +141,7 @@ export function mountResources(store: Store, opts: ResourceOptions): MountedReso
   const namespaces = stores.find((s) => s.def.plural === 'namespaces' && s.def.group === '')!;
   let controller: ReturnType<typeof startNamespaceController> | null = null;
   let collector: ReturnType<typeof startGarbageCollector> | null = null;
+  let accounts: ReturnType<typeof startServiceAccountsController> | null = null;
   return {
     routes: [route],
     stores,
@@ -143,11 +150,13 @@ export function mountResources(store: Store, opts: ResourceOptions): MountedReso
       collect();
       controller = startNamespaceController(namespaces, stores, opts.log);
       collector = startGarbageCollector(stores, opts.log);
+      accounts = startServiceAccountsController(namespaces, stores.find((s) => s.def.plural === 'serviceaccounts' && s.def.group === '')!, opts.log);
     },
     stop() {
       clearInterval(timer);
       controller?.stop();
       collector?.stop();
+      accounts?.stop();
       for (const s of stores) s.stop();
     },
   };

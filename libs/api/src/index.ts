@@ -12,5 +12,8 @@ export { openApiV3, openApiV2 } from './openapi';
 export { namespace, configMap, secret, serviceAccount, event } from './kinds/core-v1';
 export { lease } from './kinds/coordination-v1';
 export { eventV1 } from './kinds/events-v1';
+export { pod, podSpec, container } from './kinds/pod-v1';
+export type { Pod, PodSpec, Container } from './kinds/pod-v1';
+export { node } from './kinds/node-v1';
 export { role, clusterRole, roleBinding, clusterRoleBinding } from './kinds/rbac-v1';
 export { ALL_KINDS } from './kinds/all';

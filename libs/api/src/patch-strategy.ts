@@ -23,7 +23,8 @@ function nodeAt(schema: TSchema, path: readonly string[]): TSchema | undefined {
 /** How strategic merge patch combines the list at `path` (e.g. ['metadata', 'finalizers']). */
 export function patchStrategyAt(def: Pick<KindDefinition, 'schema'>, path: readonly string[]): ListPatchStrategy {
   const node = nodeAt(def.schema, path);
-  if (!node || node['x-kubernetes-patch-strategy'] !== 'merge') return { type: 'replace' };
+  // Upstream's strategies are comma-separated ("merge,retainKeys" for pod volumes); $retainKeys is a patch directive.
+  if (!node || !String(node['x-kubernetes-patch-strategy'] ?? '').split(',').includes('merge')) return { type: 'replace' };
   const key = node['x-kubernetes-patch-merge-key'] as string | undefined;
   return key ? { type: 'merge', key } : { type: 'set' };
 }

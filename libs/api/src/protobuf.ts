@@ -65,9 +65,19 @@ function fieldTable(schema: TSchema): Map<number, [string, TSchema]> {
   let t = fieldTables.get(schema);
   if (!t) {
     t = new Map();
+    const inline = new Map<number, Record<string, TSchema>>();
     for (const [name, prop] of Object.entries((schema.properties ?? {}) as Record<string, TSchema>)) {
       if (typeof prop['x-cl-proto'] === 'number') t.set(prop['x-cl-proto'] as number, [name, prop]);
+      const embedded = prop['x-cl-proto-embedded'] as [number, number] | undefined;
+      if (embedded) {
+        // A field of an inline Go struct: field embedded[1] of the message at field embedded[0] of this one.
+        const { 'x-cl-proto-embedded': _, ...own } = prop;
+        const props = inline.get(embedded[0]) ?? {};
+        props[name] = { ...own, 'x-cl-proto': embedded[1] } as TSchema;
+        inline.set(embedded[0], props);
+      }
     }
+    for (const [outer, properties] of inline) t.set(outer, ['', { type: 'object', properties, 'x-cl-proto-inline': true } as unknown as TSchema]);
     fieldTables.set(schema, t);
   }
   return t;
@@ -152,6 +162,12 @@ function message(schema: TSchema, buf: Buffer): Json {
       continue;
     }
     const [name, prop] = entry;
+    if (prop['x-cl-proto-inline']) {
+      // The message of an inline struct: its fields are this object's own in JSON.
+      if (wireType === 2) Object.assign(out, message(prop, r.bytes()));
+      else r.skip(wireType);
+      continue;
+    }
     if (prop.type === 'array') {
       const item = prop.items as TSchema;
       const list = (out[name] ??= []) as unknown[];

@@ -9,3 +9,4 @@ export type { ObjectMeta, OwnerReference, KubeObject, ListMeta, WatchEvent, Watc
 export * from './names';
 export * from './selectors';
 export * from './patch';
+export * from './quantity';

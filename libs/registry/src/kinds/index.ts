@@ -1,9 +1,11 @@
 // The kinds this server stores, each with its strategy: what `builtinResources` turns into generic stores.
-import { clusterRole, clusterRoleBinding, configMap, lease, namespace, role, roleBinding, secret, serviceAccount, event, eventV1, type KindDefinition } from '@cl/api';
+import { clusterRole, clusterRoleBinding, configMap, lease, namespace, node, pod, role, roleBinding, secret, serviceAccount, event, eventV1, type KindDefinition } from '@cl/api';
 import type { LeaseManager, Store } from '@cl/store';
 import { ResourceStore, type StorageConversion } from '../resource-store';
 import type { Strategy } from '../strategy';
 import { namespaceStrategy } from './namespaces';
+import { podStrategy } from './pods';
+import { nodeStrategy } from './nodes';
 import { configMapStrategy, secretStrategy, serviceAccountStrategy } from './config';
 import { eventStrategy, eventsV1Storage, eventV1Strategy } from './events';
 import { leaseStrategy } from './leases';
@@ -25,6 +27,8 @@ export interface BuiltinKind {
 export function builtinKinds(opts: BuiltinOptions): BuiltinKind[] {
   return [
     { def: namespace, strategy: namespaceStrategy },
+    { def: node, strategy: nodeStrategy },
+    { def: pod, strategy: podStrategy },
     { def: configMap, strategy: configMapStrategy },
     { def: secret, strategy: secretStrategy },
     { def: serviceAccount, strategy: serviceAccountStrategy },

@@ -1,0 +1,3 @@
+export { Quantity, parseQuantity } from './quantity';
+export { QuantityError } from './errors';
+export type { QuantityFormat } from './suffix';

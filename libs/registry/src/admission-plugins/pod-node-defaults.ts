@@ -1,0 +1,112 @@
+// Admission plugins that shape pods and nodes on create, as upstream's (plugin/pkg/admission):
+// DefaultTolerationSeconds (pods tolerate not-ready and unreachable nodes for 300 s), TaintNodesByCondition
+// (a new node starts tainted not-ready until its agent reports Ready), ServiceAccount (a pod runs as `default`
+// unless it names another, which must exist).
+import { apiErrors, type KubeObject } from '@cl/apimachinery';
+import type { AdmissionPlugin } from '../admission';
+import type { ResourceStore } from '../resource-store';
+
+interface Toleration {
+  key?: string;
+  operator?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
+
+const isPodCreate = (a: { operation: string; resource: { group: string; resource: string }; subresource: string }) =>
+  a.operation === 'CREATE' && a.resource.group === '' && a.resource.resource === 'pods' && a.subresource === '';
+
+const NOT_READY = 'node.kubernetes.io/not-ready';
+const UNREACHABLE = 'node.kubernetes.io/unreachable';
+
+/** Whether a toleration already covers the NoExecute taint `key` (an Exists with no key covers everything). */
+function tolerates(list: Toleration[], key: string): boolean {
+  return list.some((t) => (t.key === key || (!t.key && t.operator === 'Exists')) && (!t.effect || t.effect === 'NoExecute'));
+}
+
+export function defaultTolerationSeconds(seconds = 300): AdmissionPlugin {
+  return {
+    name: 'DefaultTolerationSeconds',
+    mutate(a) {
+      if (!isPodCreate(a) || !a.object) return;
+      const spec = ((a.object as { spec?: { tolerations?: Toleration[] } }).spec ??= {});
+      const list = (spec.tolerations ??= []);
+      for (const key of [NOT_READY, UNREACHABLE]) {
+        if (!tolerates(list, key)) list.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: seconds });
+      }
+    },
+  };
+}
+
+export function taintNodesByCondition(): AdmissionPlugin {
+  return {
+    name: 'TaintNodesByCondition',
+    mutate(a) {
+      if (a.operation !== 'CREATE' || a.resource.group !== '' || a.resource.resource !== 'nodes' || a.subresource !== '' || !a.object) return;
+      const spec = ((a.object as { spec?: { taints?: Array<{ key?: string; effect?: string }> } }).spec ??= {});
+      const taints = (spec.taints ??= []);
+      if (!taints.some((t) => t.key === NOT_READY && t.effect === 'NoSchedule')) taints.push({ key: NOT_READY, effect: 'NoSchedule' });
+    },
+  };
+}
+
+export function serviceAccountAdmission(serviceAccounts: ResourceStore): AdmissionPlugin {
+  return {
+    name: 'ServiceAccount',
+    mutate(a) {
+      if (!isPodCreate(a) || !a.object) return;
+      const spec = ((a.object as { spec?: { serviceAccountName?: string; serviceAccount?: string } }).spec ??= {});
+      spec.serviceAccountName ||= spec.serviceAccount || 'default';
+    },
+    async validate(a) {
+      if (!isPodCreate(a) || !a.object) return;
+      // Mirror pods of static pods run as whatever their node says; upstream does not check them.
+      if (a.object.metadata?.annotations?.['kubernetes.io/config.mirror'] !== undefined) return;
+      const name = (a.object as { spec?: { serviceAccountName?: string } }).spec?.serviceAccountName ?? 'default';
+      const found = serviceAccounts.cache.get(serviceAccounts.key(a.namespace, name)) ?? (await serviceAccounts.get(a.namespace, name).catch(() => undefined));
+      if (!found) throw apiErrors.forbidden(a.resource, a.name, `service account ${a.namespace}/${name} was not found, retry after the service account is created`);
+    },
+  };
+}
+
+/** Keeps a `default` service account in every active namespace (upstream's service account controller). */
+export function startServiceAccountsController(namespaces: ResourceStore, serviceAccounts: ResourceStore, log: (line: string) => void = () => undefined): { stop(): void } {
+  let stopped = false;
+  let watch: { close(): void } | null = null;
+  const ensure = async (ns: KubeObject) => {
+    const name = ns.metadata?.name;
+    if (!name || ns.metadata?.deletionTimestamp) return;
+    if (serviceAccounts.cache.get(serviceAccounts.key(name, 'default'))) return;
+    await serviceAccounts.create(name, { metadata: { name: 'default' } }).then(
+      () => log(`service accounts: created default in ${name}`),
+      (e: { code?: number; message?: string }) => {
+        if (e.code !== 409 && e.code !== 403) log(`service accounts: ${name}: ${e.message}`);
+      },
+    );
+  };
+  const follow = async () => {
+    while (!stopped) {
+      await Promise.all([namespaces.start(), serviceAccounts.start()]);
+      const w = namespaces.cache.watch({});
+      watch = w;
+      try {
+        for await (const ev of w) if (ev.type === 'ADDED' || ev.type === 'MODIFIED') await ensure(ev.object);
+      } catch {
+        // A relist ends the watch; watch again.
+      }
+    }
+  };
+  void follow();
+  // A deleted `default` comes back: its namespace's next change or this sweep recreates it.
+  const timer = setInterval(() => {
+    for (const ns of namespaces.cache.list().items) void ensure(ns.object);
+  }, 5000);
+  timer.unref();
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+      watch?.close();
+    },
+  };
+}

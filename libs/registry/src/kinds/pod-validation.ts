@@ -1,0 +1,176 @@
+// The pod spec checks users hit most, with upstream's field paths and messages (pkg/apis/core/validation):
+// containers and their names, images, ports, env, volume mounts naming real volumes, volumes with exactly one
+// source, resources (quantities, requests not above limits), restart and DNS policies, node selectors and
+// tolerations. And the QoS class the resources put the pod in.
+import {
+  fieldErrors,
+  FieldPath,
+  isDNS1123Label,
+  isQualifiedName,
+  isValidLabelValue,
+  parseQuantity,
+  QuantityError,
+  type FieldError,
+  type KubeObject,
+  type Quantity,
+} from '@cl/apimachinery';
+
+interface Container {
+  name?: string;
+  image?: string;
+  ports?: Array<{ name?: string; containerPort?: number; hostPort?: number; protocol?: string }>;
+  env?: Array<{ name?: string; value?: string; valueFrom?: unknown }>;
+  volumeMounts?: Array<{ name?: string; mountPath?: string }>;
+  resources?: { limits?: Record<string, unknown>; requests?: Record<string, unknown> };
+}
+
+interface Spec {
+  containers?: Container[];
+  initContainers?: Container[];
+  volumes?: Array<Record<string, unknown> & { name?: string }>;
+  restartPolicy?: string;
+  dnsPolicy?: string;
+  nodeSelector?: Record<string, string>;
+  tolerations?: Array<{ key?: string; operator?: string; value?: string; effect?: string; tolerationSeconds?: number }>;
+  activeDeadlineSeconds?: number;
+}
+
+const SPEC = FieldPath.root('spec');
+const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
+const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
+const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
+const EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+const specOf = (o: KubeObject) => ((o as { spec?: Spec }).spec ?? {}) as Spec;
+
+function quantities(map: Record<string, unknown> | undefined, path: FieldPath, errs: FieldError[]): Map<string, Quantity> {
+  const out = new Map<string, Quantity>();
+  for (const [name, raw] of Object.entries(map ?? {})) {
+    try {
+      const q = parseQuantity(raw);
+      if (q.sign() < 0) errs.push(fieldErrors.invalid(path.key(name), String(raw), 'must be greater than or equal to 0'));
+      out.set(name, q);
+    } catch (e) {
+      if (!(e instanceof QuantityError)) throw e;
+      errs.push(fieldErrors.invalid(path.key(name), String(raw), e.message));
+    }
+  }
+  return out;
+}
+
+function validateResources(c: Container, path: FieldPath, errs: FieldError[]) {
+  const limits = quantities(c.resources?.limits, path.child('limits'), errs);
+  const requests = quantities(c.resources?.requests, path.child('requests'), errs);
+  for (const [name, request] of requests) {
+    const limit = limits.get(name);
+    if (limit && request.cmp(limit) > 0) {
+      errs.push(fieldErrors.invalid(path.child('requests').key(name), request.toString(), `must be less than or equal to ${name} limit of ${limit.toString()}`));
+    }
+  }
+}
+
+function validateContainer(c: Container, path: FieldPath, volumes: Set<string>, errs: FieldError[]) {
+  if (!c.name) errs.push(fieldErrors.required(path.child('name')));
+  else for (const m of isDNS1123Label(c.name)) errs.push(fieldErrors.invalid(path.child('name'), c.name, m));
+  if (!c.image) errs.push(fieldErrors.required(path.child('image')));
+  for (const [i, p] of (c.ports ?? []).entries()) {
+    const pp = path.child('ports').index(i);
+    if (p.containerPort === undefined || p.containerPort === 0) errs.push(fieldErrors.required(pp.child('containerPort')));
+    else if (p.containerPort < 1 || p.containerPort > 65535) errs.push(fieldErrors.invalid(pp.child('containerPort'), p.containerPort, 'must be between 1 and 65535, inclusive'));
+    if (p.hostPort !== undefined && p.hostPort !== 0 && (p.hostPort < 1 || p.hostPort > 65535)) errs.push(fieldErrors.invalid(pp.child('hostPort'), p.hostPort, 'must be between 1 and 65535, inclusive'));
+    if (p.protocol && !PROTOCOLS.includes(p.protocol)) errs.push(fieldErrors.notSupported(pp.child('protocol'), p.protocol, PROTOCOLS));
+  }
+  for (const [i, e] of (c.env ?? []).entries()) {
+    const ep = path.child('env').index(i);
+    if (!e.name) errs.push(fieldErrors.required(ep.child('name')));
+    if (e.value && e.valueFrom) errs.push(fieldErrors.invalid(ep.child('valueFrom'), '', 'may not be specified when `value` is not empty'));
+  }
+  const mountPaths = new Set<string>();
+  for (const [i, m] of (c.volumeMounts ?? []).entries()) {
+    const mp = path.child('volumeMounts').index(i);
+    if (!m.name) errs.push(fieldErrors.required(mp.child('name')));
+    else if (!volumes.has(m.name)) errs.push(fieldErrors.notFound(mp.child('name'), m.name));
+    if (!m.mountPath) errs.push(fieldErrors.required(mp.child('mountPath')));
+    else if (mountPaths.has(m.mountPath)) errs.push(fieldErrors.invalid(mp.child('mountPath'), m.mountPath, 'must be unique'));
+    else mountPaths.add(m.mountPath);
+  }
+  validateResources(c, path.child('resources'), errs);
+}
+
+function validateVolumes(spec: Spec, errs: FieldError[]): Set<string> {
+  const names = new Set<string>();
+  for (const [i, v] of (spec.volumes ?? []).entries()) {
+    const vp = SPEC.child('volumes').index(i);
+    if (!v.name) errs.push(fieldErrors.required(vp.child('name')));
+    else {
+      for (const m of isDNS1123Label(v.name)) errs.push(fieldErrors.invalid(vp.child('name'), v.name, m));
+      if (names.has(v.name)) errs.push(fieldErrors.duplicate(vp.child('name'), v.name));
+      names.add(v.name);
+    }
+    const sources = Object.keys(v).filter((k) => k !== 'name' && v[k] !== undefined && v[k] !== null);
+    if (sources.length === 0) errs.push(fieldErrors.required(vp, 'must specify a volume type'));
+    else if (sources.length > 1) errs.push(fieldErrors.forbidden(vp.child(sources[1]), 'may not specify more than 1 volume type'));
+  }
+  return names;
+}
+
+export function validatePodSpec(o: KubeObject): FieldError[] {
+  const spec = specOf(o);
+  const errs: FieldError[] = [];
+  const volumes = validateVolumes(spec, errs);
+  if (!spec.containers?.length) errs.push(fieldErrors.required(SPEC.child('containers')));
+  const names = new Set<string>();
+  for (const [field, list] of [['initContainers', spec.initContainers], ['containers', spec.containers]] as const) {
+    for (const [i, c] of (list ?? []).entries()) {
+      const path = SPEC.child(field).index(i);
+      validateContainer(c, path, volumes, errs);
+      if (c.name && names.has(c.name)) errs.push(fieldErrors.duplicate(path.child('name'), c.name));
+      if (c.name) names.add(c.name);
+    }
+  }
+  if (spec.restartPolicy && !RESTART_POLICIES.includes(spec.restartPolicy)) errs.push(fieldErrors.notSupported(SPEC.child('restartPolicy'), spec.restartPolicy, RESTART_POLICIES));
+  if (spec.dnsPolicy && !DNS_POLICIES.includes(spec.dnsPolicy)) errs.push(fieldErrors.notSupported(SPEC.child('dnsPolicy'), spec.dnsPolicy, DNS_POLICIES));
+  if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds <= 0) errs.push(fieldErrors.invalid(SPEC.child('activeDeadlineSeconds'), spec.activeDeadlineSeconds, 'must be between 1 and 2147483647, inclusive'));
+  for (const [k, v] of Object.entries(spec.nodeSelector ?? {})) {
+    for (const m of isQualifiedName(k)) errs.push(fieldErrors.invalid(SPEC.child('nodeSelector'), k, m));
+    for (const m of isValidLabelValue(v)) errs.push(fieldErrors.invalid(SPEC.child('nodeSelector').key(k), v, m));
+  }
+  for (const [i, t] of (spec.tolerations ?? []).entries()) {
+    const tp = SPEC.child('tolerations').index(i);
+    const op = t.operator ?? 'Equal';
+    if (op !== 'Equal' && op !== 'Exists') errs.push(fieldErrors.notSupported(tp.child('operator'), op, ['Equal', 'Exists']));
+    if (op === 'Exists' && t.value) errs.push(fieldErrors.invalid(tp.child('operator'), t.value, "value must be empty when `operator` is 'Exists'"));
+    if (!t.key && op !== 'Exists') errs.push(fieldErrors.invalid(tp.child('operator'), op, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""));
+    if (t.key) for (const m of isQualifiedName(t.key)) errs.push(fieldErrors.invalid(tp.child('key'), t.key, m));
+    if (t.effect && !EFFECTS.includes(t.effect)) errs.push(fieldErrors.notSupported(tp.child('effect'), t.effect, EFFECTS));
+    if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute') errs.push(fieldErrors.invalid(tp.child('effect'), t.effect ?? '', 'effect must be \'NoExecute\' when `tolerationSeconds` is set'));
+  }
+  return errs;
+}
+
+/** Guaranteed (every container limits cpu and memory, requests equal), BestEffort (no container asks anything), else Burstable. */
+export function qosClass(o: KubeObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+  const spec = specOf(o);
+  const all = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
+  let any = false;
+  let guaranteed = all.length > 0;
+  const q = (v: unknown): Quantity | null => {
+    try {
+      return parseQuantity(v);
+    } catch {
+      return null;
+    }
+  };
+  for (const c of all) {
+    const limits = c.resources?.limits ?? {};
+    const requests = { ...limits, ...(c.resources?.requests ?? {}) };
+    for (const name of ['cpu', 'memory']) {
+      const r = requests[name] !== undefined ? q(requests[name]) : null;
+      const l = limits[name] !== undefined ? q(limits[name]) : null;
+      if ((r && !r.isZero()) || (l && !l.isZero())) any = true;
+      if (!l || !r || l.cmp(r) !== 0) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
