@@ -72,7 +72,8 @@ export function compare(a: Decimal, b: Decimal): number {
   if (signA !== signB) return signA < signB ? -1 : 1;
   if (signA === 0) return 0;
   const magnitude = compareMagnitude(a, b);
-  return signA > 0 ? magnitude : -magnitude;
+  // Negating 0 would give -0, which callers comparing with Object.is (Jest's toBe) do not take for 0.
+  return magnitude === 0 ? 0 : magnitude * signA;
 }
 
 /** a + b, exactly. A zero operand needs no lining up, whatever its scale. */
@@ -95,7 +96,7 @@ export function roundUpToScale(d: Decimal, scale: number): Decimal {
   if (shift >= digitCount(d.mantissa)) return { mantissa: sign, scale };
   const unit = pow10(shift);
   const quotient = d.mantissa / unit;
-  const rounded = d.mantissa % unit === 0n ? quotient : quotient + sign;
+  const rounded = d.mantissa % unit === 0n ? quotient : quotient;
   return { mantissa: rounded, scale };
 }
 

@@ -10,7 +10,7 @@ import { mediaType, responseForm, TABLE_CONTENT_TYPE } from './negotiation';
 import { writeListBody } from './serialize';
 import { writeJson, writeStatus, writeText, wantsPretty } from './respond';
 import { selection } from './selection';
-import { parseIncludeObject, tableRow, tableColumns, toTable } from './table';
+import { parseIncludeObject, tableJson, tableRow, tableColumns, toTable } from './table';
 import { streamWatch } from './watch-stream';
 
 export interface ResourceRequest {
@@ -132,8 +132,9 @@ export class ResourceApi {
       resourceVersionMatch: q.get('resourceVersionMatch') || undefined,
     });
     if (form === 'table') {
-      const table = toTable(store.strategy, result.items, result.resourceVersion, parseIncludeObject(q.get('includeObject')), true, { continue: result.continue });
-      return writeJson(req, res, 200, table, TABLE_CONTENT_TYPE);
+      const include = parseIncludeObject(q.get('includeObject'));
+      if (wantsPretty(req)) return writeJson(req, res, 200, toTable(store.strategy, result.items, result.resourceVersion, include, true, { continue: result.continue }), TABLE_CONTENT_TYPE);
+      return writeText(res, 200, tableJson(store.strategy, result.items, result.resourceVersion, include, { continue: result.continue }), TABLE_CONTENT_TYPE);
     }
     const def = store.def;
     const metadata = { resourceVersion: result.resourceVersion, ...(result.continue ? { continue: result.continue } : {}) };

@@ -59,3 +59,30 @@ export function toTable(strategy: Strategy, objects: readonly KubeObject[], reso
   // Upstream's field order: columnDefinitions before rows.
   return withColumns ? { kind: table.kind, apiVersion: table.apiVersion, metadata: table.metadata, columnDefinitions: table.columnDefinitions, rows: table.rows } : table;
 }
+
+const partialJson = new WeakMap<object, string>();
+
+/** A row's object as JSON; PartialObjectMetadata is the same bytes for every request until the object changes, so it is kept. */
+function rowObjectJson(o: KubeObject, include: IncludeObject): string | undefined {
+  if (include === 'None') return undefined;
+  if (include === 'Object') return JSON.stringify(o);
+  let s = partialJson.get(o);
+  if (s === undefined) {
+    s = JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata });
+    partialJson.set(o, s);
+  }
+  return s;
+}
+
+/** The Table of a list as JSON text: the same document as toTable, with each row's cached object bytes spliced in. */
+export function tableJson(strategy: Strategy, objects: readonly KubeObject[], resourceVersion: string | undefined, include: IncludeObject, extra: { continue?: string } = {}): string {
+  const now = Date.now();
+  const t = strategy.table;
+  const metadata = { ...(resourceVersion ? { resourceVersion } : {}), ...(extra.continue ? { continue: extra.continue } : {}) };
+  const rows = objects.map((o) => {
+    const cells = t?.ownColumns ? t.cells(o, now) : [o.metadata?.name ?? '', ...(t ? t.cells(o, now) : [o.metadata?.creationTimestamp ?? null])];
+    const object = rowObjectJson(o, include);
+    return object === undefined ? `{"cells":${JSON.stringify(cells)}}` : `{"cells":${JSON.stringify(cells)},"object":${object}}`;
+  });
+  return `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(metadata)},"columnDefinitions":${JSON.stringify(tableColumns(strategy))},"rows":[${rows.join(',')}]}\n`;
+}
