@@ -1,7 +1,7 @@
 // Which admission plugins run: upstream's --enable-admission-plugins / --disable-admission-plugins over the
 // default set. A name upstream does not know is refused as upstream refuses it; a plugin upstream has that this
 // server does not implement is refused at start with a message saying so, rather than accepted and ignored.
-import { admissionChain, defaultTolerationSeconds, namespaceLifecycle, serviceAccountAdmission, taintNodesByCondition, type Admission, type AdmissionPlugin, type ResourceStore } from '@cl/registry';
+import { admissionChain, defaultTolerationSeconds, namespaceLifecycle, priorityAdmission, serviceAccountAdmission, taintNodesByCondition, type Admission, type AdmissionPlugin, type ResourceStore } from '@cl/registry';
 
 /** The plugins this server implements, in upstream's order, each built from the stores it reads. */
 const IMPLEMENTED: Record<string, (stores: ReadonlyMap<string, ResourceStore>) => AdmissionPlugin> = {
@@ -9,6 +9,7 @@ const IMPLEMENTED: Record<string, (stores: ReadonlyMap<string, ResourceStore>) =
   ServiceAccount: (stores) => serviceAccountAdmission(stores.get('serviceaccounts')!),
   TaintNodesByCondition: () => taintNodesByCondition(),
   DefaultTolerationSeconds: () => defaultTolerationSeconds(),
+  Priority: (stores) => priorityAdmission(stores.get('priorityclasses.scheduling.k8s.io')!),
 };
 
 // Upstream 1.33's admission plugin names (kube-apiserver --help), for telling "unknown" from "not implemented".
@@ -23,7 +24,7 @@ const UPSTREAM = [
 ];
 
 /** Enabled by default here: the implemented part of upstream's default set. */
-export const DEFAULT_ADMISSION_PLUGINS = ['NamespaceLifecycle', 'ServiceAccount', 'TaintNodesByCondition', 'DefaultTolerationSeconds'];
+export const DEFAULT_ADMISSION_PLUGINS = ['NamespaceLifecycle', 'ServiceAccount', 'TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds'];
 
 export function validateAdmissionFlags(enable: readonly string[], disable: readonly string[]): string[] {
   const errs: string[] = [];
@@ -44,6 +45,6 @@ export function enabledAdmissionPlugins(enable: readonly string[], disable: read
 }
 
 export function buildAdmission(names: readonly string[], stores: readonly ResourceStore[]): Admission {
-  const byResource = new Map(stores.filter((s) => s.def.group === '').map((s) => [s.def.plural, s]));
+  const byResource = new Map(stores.map((s) => [s.def.group ? `${s.def.plural}.${s.def.group}` : s.def.plural, s]));
   return admissionChain(names.map((n) => IMPLEMENTED[n](byResource)));
 }

@@ -168,3 +168,15 @@ test('pods are served in discovery with their subresources', async () => {
   const core = JSON.parse((await httpsGet(api, '/api/v1', { headers: { Authorization: 'Bearer anonymous-kubectl' } })).body);
   expect(core.resources.map((r: { name: string }) => r.name)).toEqual(expect.arrayContaining(['pods', 'pods/status', 'pods/binding', 'pods/eviction', 'nodes', 'nodes/status']));
 });
+
+test('Priority: the system classes are served; a class name becomes the pod priority; an unknown class is refused', () => {
+  expect(ok('get', 'priorityclasses', '--no-headers')).toMatch(/^system-cluster-critical\s+2000000000\s+false\s+\S+\s+PreemptLowerPriority\nsystem-node-critical\s+2000001000\s+false\s+\S+\s+PreemptLowerPriority\n$/);
+  ok('run', 'important', '--image=busybox', '--restart=Never', '--overrides={"spec":{"priorityClassName":"system-cluster-critical"}}');
+  const pod = JSON.parse(ok('get', 'pod', 'important', '-o', 'json'));
+  expect(pod.spec).toMatchObject({ priority: 2000000000, preemptionPolicy: 'PreemptLowerPriority' });
+  const unknown = k('run', 'nobody', '--image=busybox', '--overrides={"spec":{"priorityClassName":"gold"}}');
+  expect(unknown.stderr).toBe('Error from server (Forbidden): pods "nobody" is forbidden: no PriorityClass with name gold was found\n');
+  const reserved = k('create', 'priorityclass', 'system-mine', '--value=10');
+  expect(reserved.stderr).toContain("metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only");
+  expect(ok('create', 'priorityclass', 'gold', '--value=1000')).toBe('priorityclass.scheduling.k8s.io/gold created\n');
+});

@@ -15,5 +15,6 @@ export { eventV1 } from './kinds/events-v1';
 export { pod, podSpec, container } from './kinds/pod-v1';
 export type { Pod, PodSpec, Container } from './kinds/pod-v1';
 export { node } from './kinds/node-v1';
+export { priorityClass } from './kinds/scheduling-v1';
 export { role, clusterRole, roleBinding, clusterRoleBinding } from './kinds/rbac-v1';
 export { ALL_KINDS } from './kinds/all';

@@ -7,6 +7,7 @@ export type { Strategy, TableConvertor, SubresourceAction, ActionContext } from 
 export { admissionChain } from './admission';
 export type { Admission, AdmissionAttributes, AdmissionPlugin, Operation } from './admission';
 export { namespaceLifecycle, IMMORTAL_NAMESPACES } from './admission-plugins/namespace-lifecycle';
+export { priorityAdmission } from './admission-plugins/priority';
 export { defaultTolerationSeconds, taintNodesByCondition, serviceAccountAdmission, startServiceAccountsController } from './admission-plugins/pod-node-defaults';
 export { startNamespaceController } from './namespace-controller';
 export type { NamespaceController } from './namespace-controller';

@@ -6,5 +6,6 @@ import { clusterRole, clusterRoleBinding, role, roleBinding } from './rbac-v1';
 import { eventV1 } from './events-v1';
 import { pod } from './pod-v1';
 import { node } from './node-v1';
+import { priorityClass } from './scheduling-v1';
 
-export const ALL_KINDS: KindDefinition[] = [namespace, node, pod, configMap, secret, serviceAccount, event, lease, eventV1, role, clusterRole, roleBinding, clusterRoleBinding];
+export const ALL_KINDS: KindDefinition[] = [namespace, node, pod, configMap, secret, serviceAccount, event, lease, eventV1, priorityClass, role, clusterRole, roleBinding, clusterRoleBinding];

@@ -96,7 +96,7 @@ export function roundUpToScale(d: Decimal, scale: number): Decimal {
   if (shift >= digitCount(d.mantissa)) return { mantissa: sign, scale };
   const unit = pow10(shift);
   const quotient = d.mantissa / unit;
-  const rounded = d.mantissa % unit === 0n ? quotient : quotient;
+  const rounded = d.mantissa % unit === 0n ? quotient : quotient + sign;
   return { mantissa: rounded, scale };
 }
 

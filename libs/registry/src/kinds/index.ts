@@ -1,11 +1,12 @@
 // The kinds this server stores, each with its strategy: what `builtinResources` turns into generic stores.
-import { clusterRole, clusterRoleBinding, configMap, lease, namespace, node, pod, role, roleBinding, secret, serviceAccount, event, eventV1, type KindDefinition } from '@cl/api';
+import { clusterRole, clusterRoleBinding, configMap, lease, namespace, node, pod, priorityClass, role, roleBinding, secret, serviceAccount, event, eventV1, type KindDefinition } from '@cl/api';
 import type { LeaseManager, Store } from '@cl/store';
 import { ResourceStore, type StorageConversion } from '../resource-store';
 import type { Strategy } from '../strategy';
 import { namespaceStrategy } from './namespaces';
 import { podStrategy } from './pods';
 import { nodeStrategy } from './nodes';
+import { priorityClassStrategy } from './priority-classes';
 import { configMapStrategy, secretStrategy, serviceAccountStrategy } from './config';
 import { eventStrategy, eventsV1Storage, eventV1Strategy } from './events';
 import { leaseStrategy } from './leases';
@@ -35,6 +36,7 @@ export function builtinKinds(opts: BuiltinOptions): BuiltinKind[] {
     { def: event, strategy: eventStrategy(opts.eventTtlSeconds) },
     { def: lease, strategy: leaseStrategy },
     { def: eventV1, strategy: eventV1Strategy(opts.eventTtlSeconds), storage: eventsV1Storage },
+    { def: priorityClass, strategy: priorityClassStrategy },
     { def: role, strategy: roleStrategy },
     { def: clusterRole, strategy: clusterRoleStrategy },
     { def: roleBinding, strategy: roleBindingStrategy },
