@@ -112,10 +112,14 @@ export function exactInteger(d: Decimal): bigint | undefined {
   return compare({ mantissa: rounded, scale: 0 }, d) === 0 ? rounded : undefined;
 }
 
-/** m without its trailing decimal zeros, and how many there were (m ≠ 0). Done on the text: one pass, any size. */
+/**
+ * m without its trailing decimal zeros, and how many there were (m ≠ 0). Counted on the text, one pass at any size
+ * (a /0+$/ replace would rescan every run of inner zeros and go quadratic).
+ */
 export function stripTens(m: bigint): { mantissa: bigint; zeros: number } {
   const digits = abs(m).toString();
-  const kept = digits.replace(/0+$/, '');
-  const mantissa = BigInt(kept);
-  return { mantissa: m < 0n ? -mantissa : mantissa, zeros: digits.length - kept.length };
+  let end = digits.length;
+  while (end > 1 && digits[end - 1] === '0') end--;
+  const mantissa = BigInt(digits.slice(0, end));
+  return { mantissa: m < 0n ? -mantissa : mantissa, zeros: digits.length - end };
 }

@@ -5,11 +5,11 @@ import { FORMAT_WRONG, NUMERIC_WRONG, QuantityError, SUFFIX_WRONG } from './erro
 import { type QuantityFormat, type SuffixMeaning, interpretSuffix } from './suffix';
 
 /**
- * Sign, integer digits, optional fraction, then a suffix of unit letters, a sign and digits. This is the grammar
- * upstream's scanner accepts, which is looser than the documented one on purpose: `.`, `-` and `1.G` parse, and
- * a bad suffix (`1mi`) is reported as a suffix error rather than a format error.
+ * What may follow the number: unit letters, then a sign and digits (`Ki`, `e-3`, `E+6`). This is looser than the
+ * documented grammar on purpose, as upstream's scanner is: a bad suffix such as `1mi` or `1k5` is a suffix error,
+ * not a format error. The three parts use disjoint characters, so matching is linear.
  */
-const SHAPE = /^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[+-]?[0-9]*)$/;
+const SUFFIX_SHAPE = /^[eEinumkKMGTP]*[+-]?[0-9]*$/;
 
 /** Upstream rounds every quantity up to whole nano-units (10^-9). */
 const NANO = -9;
@@ -35,18 +35,32 @@ export interface ParsedQuantity {
   readonly spelling: string | undefined;
 }
 
+function skipDigits(text: string, from: number): number {
+  let end = from;
+  while (end < text.length && text.charCodeAt(end) >= 0x30 && text.charCodeAt(end) <= 0x39) end++;
+  return end;
+}
+
+/**
+ * Splits sign, integer digits, optional `.fraction` and suffix, each part taking as much as it can, as upstream's
+ * scanner does; `.`, `-` and `1.G` are well formed. A hand scan rather than one regular expression: a pattern with
+ * adjacent digit runs backtracks quadratically on a long run of digits followed by a bad character.
+ */
 function scan(text: string): Scanned {
-  const match = SHAPE.exec(text);
-  if (!match) throw new QuantityError(FORMAT_WRONG);
-  // Groups 1, 2 and 4 always take part in a match (possibly empty); only the fraction is optional.
-  const integer = match[2]!;
-  const fraction = match[3] ?? '';
+  const signed = text[0] === '-' || text[0] === '+';
+  const integerEnd = skipDigits(text, signed ? 1 : 0);
+  const integer = text.slice(signed ? 1 : 0, integerEnd);
+  const hasPoint = text[integerEnd] === '.';
+  const fractionEnd = hasPoint ? skipDigits(text, integerEnd + 1) : integerEnd;
+  const fraction = hasPoint ? text.slice(integerEnd + 1, fractionEnd) : '';
+  const suffix = text.slice(fractionEnd);
+  if (!SUFFIX_SHAPE.test(suffix)) throw new QuantityError(FORMAT_WRONG);
   return {
-    negative: match[1] === '-',
+    negative: text[0] === '-',
     whole: integer.replace(/^0+/, '') || '0',
     fraction,
     hasDigits: integer.length + fraction.length > 0,
-    suffix: match[4]!,
+    suffix,
   };
 }
 

@@ -6,12 +6,20 @@ import { canonicalText } from './format';
 import { parseQuantityText } from './parse';
 import type { QuantityFormat } from './suffix';
 
+/** One character of Go's unicode.IsSpace. It is not JS's \s: Go also counts U+0085 (NEL) and not U+FEFF (BOM). */
+const GO_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
+
 /**
- * Go's strings.TrimSpace, which upstream applies to a quantity read from JSON. It is not String.prototype.trim:
- * Go also trims U+0085 (NEL) and keeps U+FEFF (BOM).
+ * Go's strings.TrimSpace, which upstream applies to a quantity read from JSON. Scanned by hand: an anchored-at-end
+ * pattern would rescan every inner run of spaces and go quadratic on hostile input.
  */
-const GO_SPACE_EDGES =
-  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+function trimGoSpace(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && GO_SPACE.test(text[start]!)) start++;
+  while (end > start && GO_SPACE.test(text[end - 1]!)) end--;
+  return text.slice(start, end);
+}
 
 export class Quantity {
   /** Which kind of suffix the quantity prints with. A zero quantity takes the other operand's in add/sub. */
@@ -102,7 +110,7 @@ export class Quantity {
  * way Go trims it) or a number. Anything else, null included, is a QuantityError.
  */
 export function parseQuantity(value: unknown): Quantity {
-  if (typeof value === 'string') return Quantity.parse(value.replace(GO_SPACE_EDGES, ''));
+  if (typeof value === 'string') return Quantity.parse(trimGoSpace(value));
   if (typeof value === 'number') return Quantity.fromNumber(value);
   throw new QuantityError(FORMAT_WRONG);
 }
