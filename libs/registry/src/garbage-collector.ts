@@ -110,7 +110,9 @@ export function startGarbageCollector(stores: readonly ResourceStore[], log: (li
       const w = store.cache.watch({ afterRevision: store.cache.revision || undefined });
       watches.add(w);
       try {
-        for await (const _ of w) schedule();
+        // Only changes that can matter wake it: a delete (an owner may be gone), an object with owners, or one
+        // being deleted (its orphan/foreground finalizers). Plain creates of ownerless objects cost nothing.
+        for await (const ev of w) if (ev.type === 'DELETED' || (ev.type !== 'BOOKMARK' && (ev.object.metadata?.ownerReferences?.length || ev.object.metadata?.deletionTimestamp))) schedule();
       } catch {
         schedule();
       } finally {
