@@ -52,7 +52,9 @@ const inside: Array<[string, string, object, object, RegExp]> = [
   ['seccomp from the pod', 'grep -w Seccomp /proc/self/status', {}, { securityContext: { seccompProfile: { type: 'RuntimeDefault' } } }, /Seccomp:\s+2/],
   ['seccomp Unconfined (no --seccomp-default)', 'grep -w Seccomp /proc/self/status', {}, {}, /Seccomp:\s+0/],
   // /proc/kcore is absent on some kernels; any masked file that exists reads as empty.
-  ['masked and read-only /proc', `wc -c < ${MASKED_PROBE}; echo 1 > /proc/sys/kernel/shm_rmid_forced 2>&1`, {}, {}, /^0\n.*Read-only file system/s],
+  // The group's redirect carries the shell's own error for the failed write to stdout, so both lines share one
+  // stream and arrive in order (stdout and stderr are separate pipes whose lines may interleave either way).
+  ['masked and read-only /proc', `wc -c < ${MASKED_PROBE}; { echo 1 > /proc/sys/kernel/shm_rmid_forced; } 2>&1`, {}, {}, /^0\n.*Read-only file system/s],
   ['a safe sysctl', 'cat /proc/sys/kernel/shm_rmid_forced', {}, { securityContext: { sysctls: [{ name: 'kernel.shm_rmid_forced', value: '1' }] } }, /^1\n?$/],
   ['an allowlisted unsafe sysctl', 'cat /proc/sys/kernel/msgmax', {}, { securityContext: { sysctls: [{ name: 'kernel.msgmax', value: '4242' }] } }, /^4242\n?$/],
 ];
