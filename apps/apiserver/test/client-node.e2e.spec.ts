@@ -3,8 +3,8 @@
 // after the API server was restarted under it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { startEtcd, waitFor, type EtcdServer } from '@cl/testing';
-import { kubectl, startApiserverProcess, type ApiserverProcess } from './harness';
+import { waitFor } from '@cl/testing';
+import { kubectl, startApiserverProcess, storeBackends, type ApiserverProcess } from './harness';
 
 jest.setTimeout(300_000);
 
@@ -16,18 +16,7 @@ interface Line {
   [k: string]: unknown;
 }
 
-const backends: Array<[string, () => Promise<{ args: string[]; stop(): Promise<void> }>]> = [
-  ['the embedded store', async () => ({ args: [], stop: async () => undefined })],
-  [
-    'etcd',
-    async () => {
-      const etcd: EtcdServer = await startEtcd();
-      return { args: [`--store-servers=${etcd.url}`], stop: () => etcd.destroy() };
-    },
-  ],
-];
-
-describe.each(backends)('@kubernetes/client-node on %s', (_name, backend) => {
+describe.each(storeBackends)('@kubernetes/client-node on %s', (_name, backend) => {
   let api: ApiserverProcess;
   let args: string[];
   let stopBackend: () => Promise<void>;

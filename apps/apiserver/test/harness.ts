@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, waitFor, KUBECTL } from '@cl/testing';
+import { freePort, startEtcd, waitFor, KUBECTL } from '@cl/testing';
 
 export const MAIN = join(__dirname, '..', 'dist', 'main.js');
 
@@ -103,4 +103,32 @@ export function httpsGet(proc: { port: number; servingCA?: () => string }, path:
 export function kubectl(kubeconfig: string, args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8', input: '', env: { ...process.env, HOME: tmpdir() } });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The two store backends the resource API suites run on: the embedded store, and a real etcd they start. */
+export const storeBackends: Array<[string, () => Promise<{ args: string[]; stop(): Promise<void> }>]> = [
+  ['the embedded store', async () => ({ args: [], stop: async () => undefined })],
+  [
+    'etcd',
+    async () => {
+      const etcd = await startEtcd();
+      return { args: [`--store-servers=${etcd.url}`], stop: () => etcd.destroy() };
+    },
+  ],
+];
+
+/** kubectl against the server `current()` returns: `k` runs it, `ok` also requires exit 0, `file` writes a manifest beside it. */
+export function kubectlHelpers(current: () => ApiserverProcess) {
+  const k = (...args: string[]) => kubectl(current().kubeconfig, args);
+  const ok = (...args: string[]) => {
+    const r = k(...args);
+    if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const file = (name: string, text: string) => {
+    const p = join(current().dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+  return { k, ok, file };
 }

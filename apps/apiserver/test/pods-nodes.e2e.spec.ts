@@ -1,26 +1,14 @@
 // Pods and nodes through kubectl 1.33 against the built binary: create and print them as kubectl prints
 // kube-apiserver's, bind a pod, graceful deletion completed by a client sending gracePeriodSeconds=0 (the node
 // agent's confirmation), --force, cordon and taint, field selectors, and a bad pod's field errors.
-import { writeFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { join } from 'node:path';
 import { waitFor } from '@cl/testing';
-import { httpsGet, kubectl, startApiserverProcess, type ApiserverProcess } from './harness';
+import { httpsGet, kubectlHelpers, startApiserverProcess, type ApiserverProcess } from './harness';
 
 jest.setTimeout(180_000);
 
 let api: ApiserverProcess;
-const k = (...args: string[]) => kubectl(api.kubeconfig, args);
-const ok = (...args: string[]) => {
-  const r = k(...args);
-  if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return r.stdout;
-};
-const file = (name: string, text: string) => {
-  const p = join(api.dir, name);
-  writeFileSync(p, text);
-  return p;
-};
+const { k, ok, file } = kubectlHelpers(() => api);
 const call = (method: string, path: string, body?: unknown) =>
   new Promise<{ status: number; body: string }>((resolve, reject) => {
     const text = body === undefined ? undefined : JSON.stringify(body);

@@ -1,39 +1,17 @@
 // The resource API through kubectl 1.33 against the built binary, on both store backends: discovery,
 // explain, create/get/apply/label/annotate/patch/replace/delete, watches, conflicts and field errors, printed
 // exactly as kubectl prints them for kube-apiserver.
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { startEtcd, waitFor, KUBECTL, type EtcdServer } from '@cl/testing';
-import { httpsGet, kubectl, startApiserverProcess, type ApiserverProcess } from './harness';
+import { waitFor, KUBECTL } from '@cl/testing';
+import { httpsGet, kubectlHelpers, startApiserverProcess, storeBackends, type ApiserverProcess } from './harness';
 
 jest.setTimeout(300_000);
 
-const backends: Array<[string, () => Promise<{ args: string[]; stop(): Promise<void> }>]> = [
-  ['the embedded store', async () => ({ args: [], stop: async () => undefined })],
-  [
-    'etcd',
-    async () => {
-      const etcd: EtcdServer = await startEtcd();
-      return { args: [`--store-servers=${etcd.url}`], stop: () => etcd.destroy() };
-    },
-  ],
-];
-
-describe.each(backends)('kubectl 1.33 against the resource API on %s', (_name, backend) => {
+describe.each(storeBackends)('kubectl 1.33 against the resource API on %s', (_name, backend) => {
   let api: ApiserverProcess;
   let stopBackend: () => Promise<void>;
-  const k = (...args: string[]) => kubectl(api.kubeconfig, args);
-  const ok = (...args: string[]) => {
-    const r = k(...args);
-    if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-    return r.stdout;
-  };
-  const file = (name: string, text: string) => {
-    const p = join(api.dir, name);
-    writeFileSync(p, text);
-    return p;
-  };
+  const { k, ok, file } = kubectlHelpers(() => api);
 
   beforeAll(async () => {
     const b = await backend();

@@ -67,7 +67,8 @@ export const secret = defineKind({
   }),
 });
 
-const objectReference = object({
+/** A reference to another object (events' involvedObject; events.k8s.io's regarding and related). */
+export const objectReference = object({
   kind: pb(1, str()),
   namespace: pb(2, str()),
   name: pb(3, str()),

@@ -1,16 +1,8 @@
 // events.k8s.io/v1 events: the structured form of events, stored with core/v1 events (one store, two views).
 import { defineKind } from '../kind';
 import { int32, microTime, object, objectMeta, pb, str, time, typeMeta } from '../schema';
+import { objectReference as reference } from './core-v1';
 
-const reference = object({
-  kind: pb(1, str()),
-  namespace: pb(2, str()),
-  name: pb(3, str()),
-  uid: pb(4, str()),
-  apiVersion: pb(5, str()),
-  resourceVersion: pb(6, str()),
-  fieldPath: pb(7, str()),
-});
 
 export const eventV1 = defineKind({
   group: 'events.k8s.io',
