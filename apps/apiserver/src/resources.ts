@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { requestInfo } from '@cl/auth';
 import { apiVersionOf, openApiV3, openApiV2, type KindDefinition } from '@cl/api';
-import { builtinKinds, builtinResources, ResourceApi, startGarbageCollector, startNamespaceController, startServiceAccountsController, writeJson, type ResourceStore } from '@cl/registry';
+import { builtinKinds, builtinResources, podEphemeralContainersStore, ResourceApi, startGarbageCollector, startNamespaceController, startQuotaController, startServiceAccountsController, writeJson, type ResourceStore } from '@cl/registry';
 import { LeaseManager, type Store } from '@cl/store';
 import { buildAdmission, enabledAdmissionPlugins } from './admission';
 import type { DiscoveryGroup } from './authn';
@@ -25,6 +25,7 @@ const SERVED_SUBRESOURCES: Record<string, (def: KindDefinition) => { kind: strin
   finalize: (def) => ({ kind: def.kind, verbs: ['update'] }),
   binding: () => ({ kind: 'Binding', verbs: ['create'] }),
   eviction: () => ({ kind: 'Eviction', verbs: ['create'] }),
+  ephemeralcontainers: (def) => ({ kind: def.kind, verbs: ['get', 'patch', 'update'] }),
 };
 
 /** The kinds served, known before the store opens (discovery and OpenAPI need no store). */
@@ -138,12 +139,25 @@ export function mountResources(store: Store, opts: ResourceOptions): MountedReso
     },
     handle: (ctx) => api.handle(ctx.req, ctx.res, ctx.info, ctx.user),
   };
+  // pods/<name>/ephemeralcontainers: GET, PUT and PATCH served as the pod by a view of its storage whose strategy
+  // lets only spec.ephemeralContainers change (the generic endpoint knows no such subresource).
+  const ephemeral = new ResourceApi([podEphemeralContainersStore(store, admission, opts.log)], { readBody: (req) => readBody(req) });
+  const ephemeralRoute: Route = {
+    pathClass: '/api resources',
+    matches: (method, path) => {
+      if (!path.startsWith('/api/v1/namespaces/') || !path.endsWith('/ephemeralcontainers') || !['GET', 'PUT', 'PATCH'].includes(method)) return false;
+      const info = requestInfo(method, path);
+      return info.isResourceRequest && info.resource === 'pods' && info.subresource === 'ephemeralcontainers';
+    },
+    handle: (ctx) => ephemeral.handle(ctx.req, ctx.res, { ...ctx.info, subresource: '' }, ctx.user),
+  };
   const namespaces = stores.find((s) => s.def.plural === 'namespaces' && s.def.group === '')!;
   let controller: ReturnType<typeof startNamespaceController> | null = null;
   let collector: ReturnType<typeof startGarbageCollector> | null = null;
   let accounts: ReturnType<typeof startServiceAccountsController> | null = null;
+  let quota: ReturnType<typeof startQuotaController> | null = null;
   return {
-    routes: [route],
+    routes: [ephemeralRoute, route],
     stores,
     async start() {
       await Promise.all(stores.map((s) => s.start()));
@@ -151,12 +165,14 @@ export function mountResources(store: Store, opts: ResourceOptions): MountedReso
       controller = startNamespaceController(namespaces, stores, opts.log);
       collector = startGarbageCollector(stores, opts.log);
       accounts = startServiceAccountsController(namespaces, stores.find((s) => s.def.plural === 'serviceaccounts' && s.def.group === '')!, opts.log);
+      quota = startQuotaController(stores.find((s) => s.def.plural === 'resourcequotas' && s.def.group === '')!, stores, opts.log);
     },
     stop() {
       clearInterval(timer);
       controller?.stop();
       collector?.stop();
       accounts?.stop();
+      quota?.stop();
       for (const s of stores) s.stop();
     },
   };

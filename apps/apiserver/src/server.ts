@@ -323,6 +323,10 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
         if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
       }
       // Watches are long-running: their streams end here (clients watch again elsewhere), so the listener drains.
+      // From now on every request is turned away with Connection: close, as --shutdown-send-retry-after does:
+      // a client that watches again at once on its kept-alive connection would otherwise hold the server open
+      // with a watch on stores that no longer change.
+      draining = true;
       mounted?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -8,7 +8,8 @@ import { formatDuration, parseDuration } from '@cl/flags';
 import { HealthChecks, healthSliMetrics, logCheck, pingCheck } from '@cl/healthz';
 import { helpText } from './help';
 import { Logger, logFn, loggingOptions } from './log';
-import { createPodManager, type PodManager } from './pods';
+import { createPodManager, defaultNodeIP, type PodManager } from './pods';
+import { joinCluster, type ClusterMembership } from './node/join';
 import { flagLines } from './options';
 import { resolve, type Resolved } from './resolve';
 import { buildAuth } from './server/auth';
@@ -139,6 +140,19 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
   const kernelErrs = checkKernelDefaults(config.protectKernelDefaults, logLine);
   if (kernelErrs.length > 0) throw new Error(kernelErrs.length === 1 ? kernelErrs[0] : `[${kernelErrs.join(', ')}]`);
 
+  // The servers' own runtime connection (logs, exec, stats, node status); the pod manager keeps its own.
+  const runtime = new NodeRuntime(config.containerRuntimeEndpoint, config.imageServiceEndpoint, parseDuration(config.runtimeRequestTimeout || '2m'));
+  stops.push(() => runtime.close());
+  const nodeIP = flags.nodeIP !== '' ? flags.nodeIP : defaultNodeIP();
+  // With --clconfig the node joins the cluster: the API server's pods reach the pod manager through it.
+  let cluster: ClusterMembership | undefined;
+  if (api && !config.runOnce) {
+    cluster = joinCluster({
+      api, config, flags, nodeName, nodeIP, version, cri: runtime.cri, log: log.named('node'),
+      setApiPods: (pods) => podManager.setApiPods(pods),
+      syncLoopHealthy: () => podManager.syncLoopHealthy(),
+    });
+  }
   const probeMetrics = new Registry();
   const podManager: PodManager = createPodManager({
     config,
@@ -150,10 +164,16 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     minimumContainerTTLDuration: flags.minimumContainerTTLDuration,
     maximumDeadContainersPerContainer: flags.maximumDeadContainersPerContainer,
     maximumDeadContainers: flags.maximumDeadContainers,
-    ...(flags.nodeIP !== '' ? { nodeIP: flags.nodeIP } : {}),
+    nodeIP,
+    ...(cluster ? { reports: cluster.reports } : {}),
   });
   await podManager.start();
   stops.push(() => podManager.stop());
+  if (cluster) {
+    const c = cluster;
+    c.start();
+    stops.push(() => c.stop());
+  }
   if (config.runOnce) {
     log.info('Pods started in runonce mode, exiting');
     io.requestShutdown();
@@ -185,9 +205,6 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
       if (err) throw err;
     },
   });
-  // The servers' own runtime connection (logs, exec, stats); the pod manager keeps its own.
-  const runtime = new NodeRuntime(config.containerRuntimeEndpoint, config.imageServiceEndpoint, parseDuration(config.runtimeRequestTimeout || '2m'));
-  stops.push(() => runtime.close());
   const deps: HandlerDeps = {
     nodeName,
     startTime: new Date(),

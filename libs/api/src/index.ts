@@ -16,5 +16,7 @@ export { pod, podSpec, container } from './kinds/pod-v1';
 export type { Pod, PodSpec, Container } from './kinds/pod-v1';
 export { node } from './kinds/node-v1';
 export { priorityClass } from './kinds/scheduling-v1';
+export { limitRange, resourceQuota } from './kinds/quota-v1';
+export type { LimitRange, LimitRangeItem, ResourceQuota } from './kinds/quota-v1';
 export { role, clusterRole, roleBinding, clusterRoleBinding } from './kinds/rbac-v1';
 export { ALL_KINDS } from './kinds/all';

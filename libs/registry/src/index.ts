@@ -9,9 +9,13 @@ export type { Admission, AdmissionAttributes, AdmissionPlugin, Operation } from 
 export { namespaceLifecycle, IMMORTAL_NAMESPACES } from './admission-plugins/namespace-lifecycle';
 export { priorityAdmission } from './admission-plugins/priority';
 export { defaultTolerationSeconds, taintNodesByCondition, serviceAccountAdmission, startServiceAccountsController } from './admission-plugins/pod-node-defaults';
+export { limitRanger } from './admission-plugins/limit-ranger';
+export { resourceQuotaAdmission } from './admission-plugins/resource-quota';
+export { startQuotaController } from './quota-controller';
+export type { QuotaController, QuotaControllerOptions } from './quota-controller';
 export { startNamespaceController } from './namespace-controller';
 export type { NamespaceController } from './namespace-controller';
-export { builtinKinds, builtinResources, NAMESPACE_FINALIZER } from './kinds';
+export { builtinKinds, builtinResources, NAMESPACE_FINALIZER, podEphemeralContainersStore } from './kinds';
 export type { BuiltinOptions, BuiltinKind } from './kinds';
 export { ResourceApi } from './endpoints/handler';
 export type { ResourceApiOptions, ResourceRequest } from './endpoints/handler';

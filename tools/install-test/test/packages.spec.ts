@@ -170,6 +170,37 @@ const examples: Array<[string, string, string | RegExp]> = [
       const conn = await directDialer.dial('127.0.0.1', server.address().port);
       let got = ''; conn.on('data', (d) => (got += d)); conn.on('end', () => { console.log(got); server.close(); });
     });`, 'hello through the dialer\n'],
+  ['@cl/node', `
+    const { registrationNode, nodeConditions } = require('@cl/node');
+    const node = registrationNode({ nodeName: 'n1', hostname: 'host-1', labelDomain: 'cl.io', registerSchedulable: false });
+    const health = { notReady: ['container runtime is down'], memoryPressure: false, diskPressure: false, pidPressure: false };
+    const { conditions, changes } = nodeConditions(health, undefined, '2025-01-01T00:00:00Z');
+    console.log(node.metadata.labels['cl.io/hostname'], node.spec.taints.map((t) => t.key + ':' + t.effect).join(','), node.spec.unschedulable);
+    console.log(conditions.map((c) => c.type + '=' + c.status + '/' + c.reason).join(' '));
+    console.log(changes.map((c) => c.event).join(','));`,
+  'host-1 node.kubernetes.io/unschedulable:NoSchedule true\n' +
+    'MemoryPressure=False/CletHasSufficientMemory DiskPressure=False/CletHasNoDiskPressure PIDPressure=False/CletHasSufficientPID Ready=False/CletNotReady\n' +
+    'NodeHasSufficientMemory,NodeHasNoDiskPressure,NodeHasSufficientPID,NodeNotReady\n'],
+  ['@cl/kube-client', `
+    const { mkdtempSync, writeFileSync } = require('node:fs');
+    const { join } = require('node:path');
+    const { ApiError, isNotFound, loadKubeconfig, resourcePath } = require('@cl/kube-client');
+    const dir = mkdtempSync('kube-client-example-'); // in the installing project, removed with it
+    writeFileSync(join(dir, 'token'), 's3cret\\n');
+    writeFileSync(join(dir, 'config'), [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443/", insecure-skip-tls-verify: true}}]',
+      'users: [{name: u, user: {tokenFile: token}}]', // relative to the kubeconfig's directory
+      'contexts: [{name: x, context: {cluster: c, user: u}}]',
+      'current-context: x',
+    ].join('\\n'));
+    const cfg = loadKubeconfig(join(dir, 'config'));
+    const path = resourcePath({ version: 'v1', resource: 'pods', namespace: 'default', name: 'web', subresource: 'status' });
+    // What a call rejects with when a server answers a plain-text 404:
+    const e = ApiError.fromResponse(404, Buffer.from('404 page not found'), 'GET', 'text/plain');
+    console.log(cfg.server, cfg.token, path, isNotFound(e), e.reason);`,
+  'https://127.0.0.1:6443 s3cret /api/v1/namespaces/default/pods/web/status true NotFound\n'],
 ];
 
 test.each(examples)('the README example of %s runs in the installing project', (_name, script, want) => {

@@ -1,5 +1,6 @@
 // Image pulls by imagePullPolicy, serialised or parallel (serializeImagePulls), rate limited by
 // registryPullQPS / registryBurst, with the image back-off and upstream's waiting reasons.
+import { containerFieldPath, noPodEvents, type PodEventFn } from './pod-events';
 import type { CriClient, PodSandboxConfig } from '@cl/cri';
 import { formatDuration } from '@cl/flags';
 import type { Container, Pod } from './api-types';
@@ -64,7 +65,8 @@ export class ImagePuller {
   private readonly limiter: TokenBucket;
   private serial: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly cri: CriClient, private readonly opts: ImagePullerOptions, private readonly log: LogFn) {
+  constructor(private readonly cri: CriClient, private readonly opts: ImagePullerOptions, private readonly log: LogFn,
+    private readonly events: PodEventFn = noPodEvents) {
     this.limiter = new TokenBucket(opts.qps, opts.burst);
   }
 
@@ -73,8 +75,13 @@ export class ImagePuller {
     const image = applyDefaultImageTag(c.image ?? '');
     const policy = c.imagePullPolicy ?? 'IfNotPresent';
     const present = policy === 'Always' ? null : await this.cri.imageStatus({ image });
-    if (present) return present.id;
+    const ref = containerFieldPath(pod, c);
+    if (present) {
+      this.events(pod, 'Normal', 'Pulled', `Container image "${c.image}" already present on machine`, ref);
+      return present.id;
+    }
     if (policy === 'Never') {
+      this.events(pod, 'Warning', 'ErrImageNeverPull', `Container image "${c.image}" is not present with pull policy of Never`, ref);
       throw new ImageError('ErrImageNeverPull', `Container image "${c.image}" is not present with pull policy of Never`);
     }
     const key = `${pod.metadata.uid}_${image}`;
@@ -83,20 +90,25 @@ export class ImagePuller {
       throw new ImageError('ImagePullBackOff', `Back-off pulling image "${c.image}"`, this.backoff.lastUpdate(key) + this.backoff.get(key));
     }
     await this.limiter.take();
+    this.events(pod, 'Normal', 'Pulling', `Pulling image "${c.image}"`, ref);
+    const began = Date.now();
     const pull = async () => this.cri.pullImage({ image }, undefined, sandbox);
     try {
-      let ref: string;
+      let imageRef: string;
       if (this.opts.serialize) {
         const p = this.serial.then(pull, pull);
         this.serial = p.catch(() => undefined);
-        ref = await p;
+        imageRef = await p;
       } else {
-        ref = await pull();
+        imageRef = await pull();
       }
-      return ref;
+      const took = formatDuration(Date.now() - began);
+      this.events(pod, 'Normal', 'Pulled', `Successfully pulled image "${c.image}" in ${took} (${took} including waiting)`, containerFieldPath(pod, c));
+      return imageRef;
     } catch (e) {
       this.backoff.next(key, Date.now());
       const msg = `Failed to pull image "${c.image}": ${(e as Error).message}`;
+      this.events(pod, 'Warning', 'Failed', msg, ref);
       this.log(logLine('Failed to pull image', { image: c.image, err: (e as Error).message, backoff: formatDuration(this.backoff.get(key)) }));
       throw new ImageError('ErrImagePull', msg, Date.now() + AFTER_PULL_ERROR_MS);
     }

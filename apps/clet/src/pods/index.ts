@@ -2,6 +2,21 @@ import type { CletConfiguration } from '../config/types';
 import { CriPodManager } from './pod-manager';
 import type { LogFn } from '../log';
 import type { Registry } from 'prom-client';
+import type { Pod, PodStatus } from './api-types';
+import type { PodEventFn } from './pod-events';
+
+/**
+ * API-server mode: what the pod manager tells the node library. Pods bound to this node arrive through
+ * PodManager.setApiPods; these report back (for static pods too, whose mirrors show their status).
+ */
+export interface PodReports {
+  status(pod: Pod, status: PodStatus): void;
+  /** An API pod being deleted has no running container left. */
+  terminated(pod: Pod): void;
+  /** The static pods (file and http sources) now, the whole set. */
+  staticPods(pods: Pod[]): void;
+  events: PodEventFn;
+}
 
 /**
  * What the node agent's CLI hands the pod runtime.
@@ -46,6 +61,8 @@ export interface PodManagerOptions {
   containerGCPeriodMs?: number;
   imageGCPeriodMs?: number;
   now?: () => number;
+  /** Set in API-server mode: the API source is expected (housekeeping waits for its first set) and reports go here. */
+  reports?: PodReports;
 }
 
 export interface PodManager {
@@ -53,6 +70,8 @@ export interface PodManager {
   start(): Promise<void>;
   /** Stops sources and loops; containers keep running (as upstream on shutdown). */
   stop(): Promise<void>;
+  /** The pods the API server binds to this node, the whole set (API-server mode). */
+  setApiPods(pods: Pod[]): void;
   /** v1 Pod objects with the agent-computed status, for /pods. */
   pods(): object[];
   /** The `syncloop` health check: an error once the loop has not run for max(2*syncFrequency, 5m). */
@@ -64,3 +83,5 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
 }
 
 export type { Pod, PodStatus, ContainerStatus } from './api-types';
+export type { PodEventFn } from './pod-events';
+export { defaultNodeIP } from './pod-manager';

@@ -7,7 +7,7 @@ import { CriClient } from '@cl/cri';
 import { Registry } from 'prom-client';
 import { formatDuration, parseDuration } from '@cl/flags';
 import type { CletConfiguration } from '../config/types';
-import type { Pod } from './api-types';
+import type { Pod, PodStatus } from './api-types';
 import { CONFIG_SEEN_ANNOTATION, CONFIG_SOURCE_ANNOTATION } from './decode';
 import { collectContainers, collectImages, rotateContainerLogs } from './gc';
 import { ImagePuller } from './image-puller';
@@ -21,9 +21,12 @@ import { appArmorAdmission, hostHasAppArmor, sysctlAdmission, type AdmissionReje
 import { FileSource, HttpSource, PodSource } from './sources';
 import type { PodManager, PodManagerOptions } from './index';
 
+type PodSourceName = 'file' | 'http' | 'api';
+
 interface Entry { pod: Pod; ss: PodSyncState; status: Pod['status']; rejected?: { reason: string; message: string } }
 
-function defaultNodeIP(): string {
+/** The first non-loopback IPv4 address (upstream's default node IP), else 127.0.0.1. */
+export function defaultNodeIP(): string {
   for (const list of Object.values(os.networkInterfaces())) {
     for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
   }
@@ -38,7 +41,7 @@ export class CriPodManager implements PodManager {
   private cri: CriClient | undefined;
   private runtime: PodRuntime | undefined;
   private readonly sources: PodSource[] = [];
-  private readonly sourceSets = new Map<string, Pod[]>();
+  private readonly sourceSets = new Map<PodSourceName, Pod[]>();
   private readonly seen = new Map<string, string>();
   private readonly entries = new Map<string, Entry>();
   private readonly workers = new Map<string, { running: boolean; again: boolean; done: Promise<void> }>();
@@ -86,8 +89,9 @@ export class CriPodManager implements PodManager {
       timeoutMs: ms(c.runtimeRequestTimeout, 120_000),
     });
     this.runtimeName = (await this.cri.version()).runtimeName || 'containerd';
-    const puller = new ImagePuller(this.cri, { serialize: c.serializeImagePulls ?? true, qps: c.registryPullQPS ?? 5, burst: c.registryBurst ?? 10 }, this.log);
-    this.runtime = new PodRuntime(this.cri, puller, this.ctx, this.log);
+    const events = this.opts.reports?.events;
+    const puller = new ImagePuller(this.cri, { serialize: c.serializeImagePulls ?? true, qps: c.registryPullQPS ?? 5, burst: c.registryBurst ?? 10 }, this.log, events);
+    this.runtime = new PodRuntime(this.cri, puller, this.ctx, this.log, events);
     const cri = this.cri;
     this.probes = new ProbeManager(cri, this.opts.probeMetrics ?? new Registry(), {
       unhealthy: (pod, container, id, type, grace, message) => {
@@ -152,7 +156,11 @@ export class CriPodManager implements PodManager {
 
   // ---- sources -> desired pods ----
 
-  private onSourceSet(source: 'file' | 'http', pods: Pod[]): void {
+  setApiPods(pods: Pod[]): void {
+    this.onSourceSet('api', pods);
+  }
+
+  private onSourceSet(source: PodSourceName, pods: Pod[]): void {
     const byName = new Map<string, Pod>();
     for (const p of pods) {
       const full = podFullName(p);
@@ -164,17 +172,21 @@ export class CriPodManager implements PodManager {
     }
     this.sourceSets.set(source, [...byName.values()]);
     this.reconcileDesired();
+    if (source !== 'api') {
+      this.opts.reports?.staticPods([...this.entries.values()].map((e) => e.pod).filter((p) => p.metadata.annotations?.[CONFIG_SOURCE_ANNOTATION] !== 'api'));
+    }
     this.firstUpdate?.();
   }
 
   private reconcileDesired(): void {
     const desired = new Map<string, Pod>();
     for (const [source, pods] of this.sourceSets) {
-      for (const p of pods) {
-        const uid = p.metadata.uid!;
+      for (const given of pods) {
+        const uid = given.metadata.uid!;
         if (!this.seen.has(uid)) this.seen.set(uid, new Date().toISOString());
-        p.metadata.annotations = { ...p.metadata.annotations, [CONFIG_SOURCE_ANNOTATION]: source, [CONFIG_SEEN_ANNOTATION]: this.seen.get(uid)! };
-        desired.set(uid, p);
+        // A copy: API pods are the watch cache's objects, which must not change under it.
+        const annotations = { ...given.metadata.annotations, [CONFIG_SOURCE_ANNOTATION]: source, [CONFIG_SEEN_ANNOTATION]: this.seen.get(uid)! };
+        desired.set(uid, { ...given, metadata: { ...given.metadata, annotations } });
       }
     }
     for (const uid of [...this.entries.keys()]) {
@@ -193,7 +205,11 @@ export class CriPodManager implements PodManager {
       const uid = p.metadata.uid!;
       const existing = this.entries.get(uid);
       if (existing) {
+        // An API pod that changed (deleted, its image or labels edited) is synced at once, as upstream's UPDATE;
+        // a static pod changes only through a new uid.
+        const changed = existing.pod.metadata.resourceVersion !== p.metadata.resourceVersion;
         existing.pod = p;
+        if (changed) this.requestSync(uid);
         continue;
       }
       const e: Entry = { pod: p, ss: newSyncState(), status: p.status };
@@ -205,6 +221,7 @@ export class CriPodManager implements PodManager {
         e.rejected = refused;
         e.status = { phase: 'Failed', reason: e.rejected.reason, message: e.rejected.message, startTime: e.ss.startTime };
         this.log(logLine('Pod admission denied', { pod: podFullName(p), reason: e.rejected.reason, message: e.rejected.message }));
+        this.opts.reports?.status(p, e.status);
       } else {
         admitted++;
       }
@@ -243,6 +260,10 @@ export class CriPodManager implements PodManager {
         await runtime.kill(null, st);
         return;
       }
+      if (entry.pod.metadata.deletionTimestamp) {
+        await this.terminate(entry);
+        return;
+      }
       if (entry.rejected) return;
       // As upstream's pod workers at -v=4: every sync, with the pod it is for.
       this.log(logLine('SyncPod enter', { pod: podFullName(entry.pod), podUID: uid }, { v: 4 }));
@@ -256,7 +277,22 @@ export class CriPodManager implements PodManager {
     }
   }
 
-  private updateStatus(entry: Entry, st: PodRuntimeState): void {
+  /**
+   * A pod the API server is deleting: its containers stop within the grace period it was given
+   * (deletionGracePeriodSeconds), then the API server hears it may remove the pod.
+   */
+  private async terminate(entry: Entry): Promise<void> {
+    const runtime = this.runtime!;
+    const uid = entry.pod.metadata.uid!;
+    this.log(logLine('Killing pod the API server is deleting', { pod: podFullName(entry.pod), podUID: uid, gracePeriod: gracePeriodSeconds(entry.pod) }));
+    this.probes?.removePod(uid);
+    await runtime.kill(entry.pod, await runtime.state(uid, false));
+    this.updateStatus(entry, await runtime.state(uid, false), true);
+    this.opts.reports?.terminated(entry.pod);
+  }
+
+  /** `terminal`: the pod was stopped for deletion, so its phase is final (upstream's podIsTerminal). */
+  private updateStatus(entry: Entry, st: PodRuntimeState, terminal = false): void {
     // Probe workers follow the running containers; their results feed the container's ready and started.
     const pod = entry.pod;
     const running: RunningContainer[] = [];
@@ -266,6 +302,8 @@ export class CriPodManager implements PodManager {
     }
     this.probes?.sync(pod, running, pod.spec.hostNetwork ? this.nodeIP : entry.ss.podIP ?? '');
     entry.status = podStatus(entry.pod, st, entry.ss, { nodeIP: this.nodeIP, runtimeName: this.runtimeName, probes: this.probes });
+    if (terminal) entry.status = { ...entry.status, phase: terminalPhase(entry.status) };
+    this.opts.reports?.status(entry.pod, entry.status);
     // The relist compares against what the last sync decided on, not what it left: whatever changed
     // since (including a container that exited while the sync ran, and the sync's own starts) earns
     // one more sync, as upstream's PLEG events do.
@@ -306,13 +344,13 @@ export class CriPodManager implements PodManager {
     for (const uid of orphans) if (!this.entries.has(uid) && !this.workers.get(uid)?.running) this.requestSync(uid);
   }
 
-  private sourceKind(i: number): string {
+  private sourceKind(i: number): PodSourceName {
     return this.sources[i] instanceof FileSource ? 'file' : 'http';
   }
 
   /** Every source has reported its set once: only then may pods be treated as deleted. */
   private allSourcesReady(): boolean {
-    return this.sources.every((_, i) => this.sourceSets.has(this.sourceKind(i)));
+    return this.sources.every((_, i) => this.sourceSets.has(this.sourceKind(i))) && (!this.opts.reports || this.sourceSets.has('api'));
   }
 
   private async containerGC(): Promise<void> {
@@ -376,6 +414,16 @@ export class CriPodManager implements PodManager {
     this.cri?.close();
     if (failures.length) throw new Error(`runonce failed: error running pods: [${failures.join(', ')}]`);
   }
+}
+
+/**
+ * The phase of a pod stopped for deletion: whatever its restart policy, nothing will run again, so it
+ * Succeeded when every container exited 0 and Failed otherwise (upstream's getPhase with podIsTerminal).
+ */
+function terminalPhase(status: PodStatus): PodStatus['phase'] {
+  if (status.phase === 'Succeeded' || status.phase === 'Failed') return status.phase;
+  const containers = status.containerStatuses ?? [];
+  return containers.length > 0 && containers.every((c) => c.state.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
 }
 
 function fingerprint(sandboxes: { id: string; state: string }[], containers: { id: string; state: string }[]): string {

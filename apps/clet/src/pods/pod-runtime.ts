@@ -1,6 +1,7 @@
 // One pod against the runtime: read its sandboxes and containers, bring them to what the spec wants
 // (upstream SyncPod / computePodActions), and kill it. Stateless about the pod apart from PodSyncState,
 // so a restarted agent adopts whatever it finds by the io.kubernetes.pod.uid label.
+import { containerFieldPath, noPodEvents, type PodEventFn } from './pod-events';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CriError, nanosToDate } from '@cl/cri';
@@ -89,7 +90,7 @@ export class PodRuntime {
   readonly backoff = new Backoff();
 
   constructor(private readonly cri: CriClient, private readonly images: ImagePuller, private readonly ctx: RuntimeSpecContext,
-    private readonly log: LogFn) {}
+    private readonly log: LogFn, private readonly events: PodEventFn = noPodEvents) {}
 
   /** The pod's sandboxes and containers; `wantIP` false skips PodSandboxStatus (host-network pods use the node IP). */
   async state(uid: string, wantIP = true): Promise<PodRuntimeState> {
@@ -277,6 +278,7 @@ export class PodRuntime {
       const finished = nanosToDate(exited.finishedAt)?.getTime() ?? Date.now();
       if (this.backoff.isInBackOffSince(key, finished)) {
         const d = this.backoff.get(key);
+        this.events(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${c.name} in pod ${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`, containerFieldPath(pod, c));
         ss.waiting.set(c.name, {
           reason: 'CrashLoopBackOff',
           message: `back-off ${formatDuration(d)} restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
@@ -299,6 +301,8 @@ export class PodRuntime {
     } catch (e) {
       const reason = e instanceof ImageError ? e.reason : 'ErrImagePull';
       ss.waiting.set(c.name, { reason, message: (e as Error).message });
+      if (reason === 'ImagePullBackOff') this.events(pod, 'Normal', 'BackOff', (e as Error).message, containerFieldPath(pod, c));
+      else this.events(pod, 'Warning', 'Failed', `Error: ${reason}`, containerFieldPath(pod, c));
       const at = e instanceof ImageError ? e.retryAt : Date.now() + 10_000;
       if (at) ss.retryAt = ss.retryAt ? Math.min(ss.retryAt, at) : at;
       return;
@@ -306,6 +310,7 @@ export class PodRuntime {
     const nonRoot = await this.runAsNonRootViolation(pod, c, imageRef);
     if (nonRoot) {
       ss.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: nonRoot });
+      this.events(pod, 'Warning', 'Failed', `Error: ${nonRoot}`, containerFieldPath(pod, c));
       this.log(logLine('Error creating container', { pod: pod.metadata.name, container: c.name }, { severity: 'E', err: nonRoot }));
       return;
     }
@@ -315,14 +320,18 @@ export class PodRuntime {
       id = await this.cri.createContainer(sandboxId, cfg, sb);
     } catch (e) {
       ss.waiting.set(c.name, { reason: 'CreateContainerError', message: (e as Error).message });
+      this.events(pod, 'Warning', 'Failed', `Error: ${(e as Error).message}`, containerFieldPath(pod, c));
       this.log(logLine('Failed to create container', { pod: pod.metadata.name, container: c.name, err: (e as Error).message }));
       return;
     }
+    this.events(pod, 'Normal', 'Created', `Created container: ${c.name}`, containerFieldPath(pod, c));
     try {
       await this.cri.startContainer(id);
       ss.waiting.delete(c.name);
+      this.events(pod, 'Normal', 'Started', `Started container ${c.name}`, containerFieldPath(pod, c));
     } catch (e) {
       ss.waiting.set(c.name, { reason: 'RunContainerError', message: (e as Error).message });
+      this.events(pod, 'Warning', 'Failed', `Error: ${(e as Error).message}`, containerFieldPath(pod, c));
       this.log(logLine('Failed to start container', { pod: pod.metadata.name, container: c.name, err: (e as Error).message }));
       return;
     }
@@ -406,9 +415,9 @@ export class PodRuntime {
     const grace = (c: CriContainerStatus) => pod ? gracePeriodSeconds(pod)
       : Math.max(MIN_GRACE_SECONDS, Number(c.annotations['io.kubernetes.pod.terminationGracePeriod'] ?? 30) || 30);
     const podIP = pod?.spec.hostNetwork ? this.ctx.nodeIP : st.sandboxIP;
-    await Promise.all(st.containers
-      .filter((c) => c.state !== 'CONTAINER_EXITED')
-      .map((c) => this.stopContainer(c.id, grace(c), c, podIP)));
+    const running = st.containers.filter((c) => c.state !== 'CONTAINER_EXITED');
+    if (pod) for (const c of running) this.events(pod, 'Normal', 'Killing', `Stopping container ${c.labels[LABEL_CONTAINER_NAME]}`, containerFieldPath(pod, c.labels[LABEL_CONTAINER_NAME]));
+    await Promise.all(running.map((c) => this.stopContainer(c.id, grace(c), c, podIP)));
     await this.stopReadySandboxes(st);
   }
 }

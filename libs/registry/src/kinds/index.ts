@@ -1,5 +1,5 @@
 // The kinds this server stores, each with its strategy: what `builtinResources` turns into generic stores.
-import { clusterRole, clusterRoleBinding, configMap, lease, namespace, node, pod, priorityClass, role, roleBinding, secret, serviceAccount, event, eventV1, type KindDefinition } from '@cl/api';
+import { clusterRole, clusterRoleBinding, configMap, lease, limitRange, namespace, node, pod, priorityClass, resourceQuota, role, roleBinding, secret, serviceAccount, event, eventV1, type KindDefinition } from '@cl/api';
 import type { LeaseManager, Store } from '@cl/store';
 import { ResourceStore, type StorageConversion } from '../resource-store';
 import type { Strategy } from '../strategy';
@@ -11,6 +11,8 @@ import { configMapStrategy, secretStrategy, serviceAccountStrategy } from './con
 import { eventStrategy, eventsV1Storage, eventV1Strategy } from './events';
 import { leaseStrategy } from './leases';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac';
+import { limitRangeStrategy } from './limit-ranges';
+import { resourceQuotaStrategy } from './resource-quotas';
 
 export interface BuiltinOptions {
   /** How long events live (--event-ttl), in seconds. */
@@ -33,6 +35,8 @@ export function builtinKinds(opts: BuiltinOptions): BuiltinKind[] {
     { def: configMap, strategy: configMapStrategy },
     { def: secret, strategy: secretStrategy },
     { def: serviceAccount, strategy: serviceAccountStrategy },
+    { def: limitRange, strategy: limitRangeStrategy },
+    { def: resourceQuota, strategy: resourceQuotaStrategy },
     { def: event, strategy: eventStrategy(opts.eventTtlSeconds) },
     { def: lease, strategy: leaseStrategy },
     { def: eventV1, strategy: eventV1Strategy(opts.eventTtlSeconds), storage: eventsV1Storage },
@@ -49,3 +53,4 @@ export function builtinResources(store: Store, opts: BuiltinOptions): ResourceSt
 }
 
 export { NAMESPACE_FINALIZER } from './namespaces';
+export { podEphemeralContainersStore } from './ephemeral-containers';

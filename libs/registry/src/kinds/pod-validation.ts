@@ -1,7 +1,7 @@
 // The pod spec checks users hit most, with upstream's field paths and messages (pkg/apis/core/validation):
 // containers and their names, images, ports, env, volume mounts naming real volumes, volumes with exactly one
-// source, resources (quantities, requests not above limits), restart and DNS policies, node selectors and
-// tolerations. And the QoS class the resources put the pod in.
+// source, resources (quantities, requests not above limits), ephemeral containers (only debugging fields, a real
+// target), restart and DNS policies, node selectors and tolerations. And the QoS class the resources put the pod in.
 import {
   fieldErrors,
   FieldPath,
@@ -20,13 +20,19 @@ interface Container {
   image?: string;
   ports?: Array<{ name?: string; containerPort?: number; hostPort?: number; protocol?: string }>;
   env?: Array<{ name?: string; value?: string; valueFrom?: unknown }>;
-  volumeMounts?: Array<{ name?: string; mountPath?: string }>;
+  volumeMounts?: Array<{ name?: string; mountPath?: string; subPath?: string; subPathExpr?: string }>;
   resources?: { limits?: Record<string, unknown>; requests?: Record<string, unknown> };
+}
+
+export interface EphemeralContainer extends Container {
+  targetContainerName?: string;
+  [field: string]: unknown;
 }
 
 interface Spec {
   containers?: Container[];
   initContainers?: Container[];
+  ephemeralContainers?: EphemeralContainer[];
   volumes?: Array<Record<string, unknown> & { name?: string }>;
   restartPolicy?: string;
   dnsPolicy?: string;
@@ -114,6 +120,48 @@ function validateVolumes(spec: Spec, errs: FieldError[]): Set<string> {
   return names;
 }
 
+/**
+ * The fields an ephemeral container may not set, in the order of upstream's struct: a debugging container must not
+ * become part of the workload (no ports, resources, probes or lifecycle hooks).
+ */
+const EPHEMERAL_FORBIDDEN = ['ports', 'resources', 'resizePolicy', 'restartPolicy', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'];
+
+/** Whether a JSON value is set as Go sees a struct field: not absent, null, or an empty list, map or struct. */
+function isSet(v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === 'object') return Object.values(v as object).some(isSet);
+  return true;
+}
+
+/** Upstream's validateEphemeralContainers: container rules, names unique across all containers, a real target. */
+function validateEphemeralContainers(spec: Spec, volumes: Set<string>, errs: FieldError[]) {
+  const list = spec.ephemeralContainers ?? [];
+  if (!list.length) return;
+  const others = new Set([...(spec.containers ?? []), ...(spec.initContainers ?? [])].map((c) => c?.name).filter((n): n is string => !!n));
+  const all = new Set(others);
+  for (const [i, ec] of list.entries()) {
+    if (!ec) continue;
+    const path = SPEC.child('ephemeralContainers').index(i);
+    validateContainer(ec, path, volumes, errs);
+    if (ec.image && ec.image.trim() !== ec.image) errs.push(fieldErrors.invalid(path.child('image'), ec.image, 'must not have leading or trailing whitespace'));
+    if (ec.name && all.has(ec.name)) errs.push(fieldErrors.duplicate(path.child('name'), ec.name));
+    else if (ec.name) all.add(ec.name);
+    if (ec.targetContainerName && !others.has(ec.targetContainerName)) errs.push(fieldErrors.notFound(path.child('targetContainerName'), ec.targetContainerName));
+    for (const field of EPHEMERAL_FORBIDDEN) if (isSet(ec[field])) errs.push(fieldErrors.forbidden(path.child(field), 'cannot be set for an Ephemeral Container'));
+    for (const [j, m] of (ec.volumeMounts ?? []).entries()) {
+      // Subpaths are bind mounts kept until the pod exits: a debugging container may not leave them behind.
+      if (m?.subPath) errs.push(fieldErrors.forbidden(path.child('volumeMounts').index(j).child('subPath'), 'cannot be set for an Ephemeral Container'));
+      if (m?.subPathExpr) errs.push(fieldErrors.forbidden(path.child('volumeMounts').index(j).child('subPathExpr'), 'cannot be set for an Ephemeral Container'));
+    }
+  }
+}
+
+/** Upstream's ValidatePodCreate rule: ephemeral containers are added to running pods only (pods/ephemeralcontainers). */
+export function validatePodCreate(o: KubeObject): FieldError[] {
+  return specOf(o).ephemeralContainers?.length ? [fieldErrors.forbidden(SPEC.child('ephemeralContainers'), 'cannot be set on create')] : [];
+}
+
 export function validatePodSpec(o: KubeObject): FieldError[] {
   const spec = specOf(o);
   const errs: FieldError[] = [];
@@ -128,6 +176,7 @@ export function validatePodSpec(o: KubeObject): FieldError[] {
       if (c.name) names.add(c.name);
     }
   }
+  validateEphemeralContainers(spec, volumes, errs);
   if (spec.restartPolicy && !RESTART_POLICIES.includes(spec.restartPolicy)) errs.push(fieldErrors.notSupported(SPEC.child('restartPolicy'), spec.restartPolicy, RESTART_POLICIES));
   if (spec.dnsPolicy && !DNS_POLICIES.includes(spec.dnsPolicy)) errs.push(fieldErrors.notSupported(SPEC.child('dnsPolicy'), spec.dnsPolicy, DNS_POLICIES));
   if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds <= 0) errs.push(fieldErrors.invalid(SPEC.child('activeDeadlineSeconds'), spec.activeDeadlineSeconds, 'must be between 1 and 2147483647, inclusive'));

@@ -6,7 +6,7 @@ import type { ActionContext, Strategy } from '../strategy';
 import { withStatusSubresource } from '../strategy';
 import { jsonEqual } from '../json-equal';
 import { podTable, type PodShape } from './pod-printer';
-import { validatePodSpec, qosClass } from './pod-validation';
+import { validatePodCreate, validatePodSpec, qosClass } from './pod-validation';
 
 type Pod = KubeObject & PodShape & { spec?: Record<string, unknown>; status?: Record<string, unknown> };
 const pod = (o: KubeObject) => o as Pod;
@@ -78,7 +78,8 @@ export const podStrategy: Strategy = withStatusSubresource({
     // The status writer cannot move the pod to another node or change its metadata beyond what it read.
     o.metadata = { ...old.metadata, resourceVersion: o.metadata?.resourceVersion };
   },
-  validate: (o) => validatePodSpec(o),
+  // Also run for POST subresources (binding); only a create reaches it without a resourceVersion yet.
+  validate: (o) => [...validatePodSpec(o), ...(o.metadata?.resourceVersion ? [] : validatePodCreate(o))],
   validateUpdate: validatePodUpdate,
   validateStatusUpdate(o) {
     const phase = (pod(o).status as { phase?: string } | undefined)?.phase;

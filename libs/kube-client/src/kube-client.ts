@@ -1,0 +1,153 @@
+// The REST client: JSON calls on API paths, list paging and watches, all sharing one connection pool and one
+// token bucket, as a client-go rest.RESTClient built from one rest.Config.
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import { ApiError, isGone } from './api-error';
+import { acceptFor, JSON_MEDIA_TYPE, type ClientConfig } from './client-config';
+import { queryString, type Query } from './resource-path';
+import { ClientClosedError, tokenBucketFor, type TokenBucket } from './token-bucket';
+import { readBody, Transport } from './transport';
+import { WatchStream, type WatchEventHandler, type WatchHandle } from './watch-stream';
+
+export type PatchType = 'strategic' | 'merge' | 'json';
+
+const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  strategic: 'application/strategic-merge-patch+json',
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+};
+
+export interface ListResult<T> {
+  metadata: { resourceVersion: string; continue?: string };
+  items: T[];
+}
+
+export const DEFAULT_USER_AGENT = `cl-kube-client/0.1.0 (${process.platform}/${process.arch}) node/${process.version}`;
+
+// Response bodies are whatever the server sent; `T = any` lets a caller that does not name the kind read fields,
+// as with client-go's unstructured objects. Callers that know the kind pass T.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+export class KubeClient {
+  private readonly transport: Transport;
+  private readonly limiter: TokenBucket | null;
+  private readonly closing = new AbortController();
+  private readonly inFlight = new Set<ClientRequest>();
+  private readonly watches = new Set<WatchStream>();
+  private readonly headers: Record<string, string>;
+
+  constructor(private readonly cfg: ClientConfig) {
+    this.transport = new Transport(cfg);
+    this.limiter = tokenBucketFor(cfg.qps, cfg.burst);
+    this.headers = { Accept: acceptFor(cfg.contentType), 'User-Agent': cfg.userAgent ?? DEFAULT_USER_AGENT };
+  }
+
+  get<T = any>(path: string, query?: Query): Promise<T> {
+    return this.call<T>('GET', path + queryString(query));
+  }
+
+  /** A list; when `query.limit` is set, the `continue` pages are fetched and joined, as client-go's pager. */
+  async list<T = any>(path: string, query: Query = {}): Promise<ListResult<T>> {
+    const first = await this.call<ListResult<T>>('GET', path + queryString(query));
+    const items = first.items ?? [];
+    let token = first.metadata?.continue;
+    if (query.limit === undefined) return { metadata: first.metadata, items };
+    while (token) {
+      // A continue token carries the list's resourceVersion; sending one too is a 422.
+      const page = await this.call<ListResult<T>>('GET', path + queryString({ ...query, resourceVersion: undefined, resourceVersionMatch: undefined, continue: token })).catch((e: unknown) => {
+        // The token outlived the server's history: one full list instead, as the pager's FullListIfExpired.
+        if (isGone(e)) return null;
+        throw e;
+      });
+      if (!page) return this.list<T>(path, { ...query, limit: undefined, continue: undefined });
+      items.push(...(page.items ?? []));
+      token = page.metadata?.continue;
+    }
+    return { metadata: { resourceVersion: first.metadata.resourceVersion }, items };
+  }
+
+  /** POST to the collection path. */
+  create<T = any>(path: string, body: unknown, query?: Query): Promise<T> {
+    return this.call<T>('POST', path + queryString(query), body);
+  }
+
+  /** PUT of the whole object; its metadata.resourceVersion makes it conditional. */
+  update<T = any>(path: string, body: unknown): Promise<T> {
+    return this.call<T>('PUT', path, body);
+  }
+
+  patch<T = any>(path: string, body: unknown, type: PatchType = 'strategic'): Promise<T> {
+    return this.call<T>('PATCH', path, body, PATCH_CONTENT_TYPES[type]);
+  }
+
+  /** DELETE with `options` as the DeleteOptions body (kind and apiVersion added). */
+  delete<T = any>(path: string, options?: Record<string, unknown>): Promise<T> {
+    const body = options ? { kind: 'DeleteOptions', apiVersion: path.startsWith('/api/') ? 'v1' : 'meta.k8s.io/v1', ...options } : undefined;
+    return this.call<T>('DELETE', path, body);
+  }
+
+  /** A watch of `path` (watch=true is added); events go to `onEvent` in order until the stream ends or stop(). */
+  watch(path: string, query: Query, onEvent: WatchEventHandler): WatchHandle {
+    const stream = new WatchStream(onEvent);
+    if (this.closing.signal.aborted) {
+      stream.finish(new ClientClosedError());
+      return stream;
+    }
+    this.watches.add(stream);
+    void stream.done.then(() => this.watches.delete(stream));
+    const start = () => {
+      if (stream.stopped) return;
+      stream.attach(this.transport.send({ method: 'GET', path: path + queryString({ ...query, watch: true }), headers: this.headers }, (res) => stream.respond(res)));
+    };
+    if (this.cfg.throttleWatches && this.limiter) this.limiter.wait(this.closing.signal).then(start, (e: Error) => stream.finish(e));
+    else start();
+    return stream;
+  }
+
+  /** Ends every watch, fails waiting and running requests with ClientClosedError, and closes the sockets. */
+  close(): void {
+    if (this.closing.signal.aborted) return;
+    this.closing.abort();
+    for (const w of [...this.watches]) w.stop();
+    for (const req of [...this.inFlight]) req.destroy(new ClientClosedError());
+    this.transport.destroy();
+  }
+
+  private async call<T>(method: string, pathAndQuery: string, body?: unknown, contentType = JSON_MEDIA_TYPE): Promise<T> {
+    if (this.closing.signal.aborted) throw new ClientClosedError();
+    await this.limiter?.wait(this.closing.signal);
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers = payload ? { ...this.headers, 'Content-Type': contentType } : this.headers;
+    const { res, data } = await this.exchange(method, pathAndQuery, headers, payload);
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status > 299) throw ApiError.fromResponse(status, data, method, res.headers['content-type']);
+    return decodeBody(data, res.headers['content-type']) as T;
+  }
+
+  private exchange(method: string, path: string, headers: Record<string, string>, body: Buffer | undefined): Promise<{ res: IncomingMessage; data: Buffer }> {
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const req = this.transport.send({ method, path, headers, body }, (res) => {
+        readBody(res).then((data) => {
+          clearTimeout(timer);
+          resolve({ res, data });
+        }, reject);
+      });
+      this.inFlight.add(req);
+      const timeout = this.cfg.requestTimeoutMs;
+      if (timeout && timeout > 0) {
+        timer = setTimeout(() => req.destroy(Object.assign(new Error(`${method} ${path}: no complete response within ${timeout} ms`), { code: 'ETIMEDOUT' })), timeout);
+      }
+      req.on('error', reject);
+      req.on('close', () => {
+        clearTimeout(timer);
+        this.inFlight.delete(req);
+      });
+    });
+  }
+}
+
+/** A JSON body parsed; a body the server says is something else (/healthz, pod logs) as text; none as undefined. */
+function decodeBody(data: Buffer, contentType: string | undefined): unknown {
+  if (data.length === 0) return undefined;
+  const text = data.toString('utf8');
+  return !contentType || /json/i.test(contentType) ? JSON.parse(text) : text;
+}
