@@ -13,7 +13,7 @@ import { joinCluster, type ClusterMembership } from './node/join';
 import { flagLines } from './options';
 import { resolve, type Resolved } from './resolve';
 import { buildAuth } from './server/auth';
-import { loadClconfig, type ApiServerConnection } from './server/clconfig';
+import { loadKubeconfig, type ClientConfig as ApiServerConnection } from '@cl/kube-client';
 import { closeServer, startHealthServer, startMainServer, startReadOnlyServer, type Listening } from './server/servers';
 import type { HandlerDeps } from './server/handlers';
 import { NodeRuntime } from './server/node-runtime';
@@ -113,7 +113,7 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
 
   let api: ApiServerConnection | null = null;
   if (flags.clconfig === '') log.info('Standalone mode, no API client');
-  else api = loadClconfig(flags.clconfig);
+  else api = loadKubeconfig(flags.clconfig);
 
   const nodeName = (flags.hostnameOverride !== '' ? flags.hostnameOverride : hostname()).trim().toLowerCase();
   if (nodeName === '') throw new Error('empty hostname is invalid');

@@ -86,11 +86,9 @@ describe("an unchanged condition keeps the transition time of the newest copy th
     expect(api.object<Pod>(POD)!.status).toEqual(ready(T1));
   });
 
-  // KNOWN FAILURE (fix 3 incomplete): while the first write is in flight the manager's copy is still the old
-  // one, so the second setStatus takes T2 as the transition time of a condition whose status never changed and
-  // PATCHes it (upstream counts transitions from the status it last set, written or not). Make this `test`
-  // once that is fixed.
-  test.failing('setStatus again in the same turn, with the same copy: the transition time stays, one PATCH', async () => {
+  // While the first write is in flight the manager's copy is still the old one: transitions count from the
+  // status last set (upstream's status manager), so T2 never replaces T1 for an unchanged condition.
+  test('setStatus again in the same turn, with the same copy: the transition time stays, one PATCH', async () => {
     const pod = apiPod();
     manager.setStatus(pod, ready(T1));
     manager.setStatus(pod, ready(T2));
@@ -194,10 +192,9 @@ describe('terminated', () => {
     await setThenTerminate(() => manager.settled());
   });
 
-  // KNOWN FAILURE (fix 6 incomplete): terminated() replaces the entry while the PATCH is in flight, and write()
-  // hands the API server's answer only to the entry it started with, so the new entry still holds the copy from
-  // before the PATCH and the same status is PATCHed again. Make this `test` once that is fixed.
-  test.failing('a status set, then the pod terminated in the same turn: one PATCH, then the DELETE', async () => {
+  // terminated() replaces the entry while the PATCH is in flight: the API server's answer still reaches the new
+  // entry, so the same status is not PATCHed again.
+  test('a status set, then the pod terminated in the same turn: one PATCH, then the DELETE', async () => {
     await setThenTerminate(async () => undefined);
   });
 

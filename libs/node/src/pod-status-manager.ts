@@ -44,9 +44,10 @@ export class PodStatusManager {
   setStatus(apiPod: Pod, status: PodStatus): void {
     const uid = apiPod.metadata.uid!;
     const w = this.wanted.get(uid);
-    // The newest copy we know (our own last write can be newer than the watch's): transitions count from it.
+    // The newest copy we know (our own last write can be newer than the watch's).
     const pod = w && newer(w.pod, apiPod) ? w.pod : apiPod;
-    this.wanted.set(uid, { pod, status: withTransitions(status, pod.status), confirmDeletion: w?.confirmDeletion ?? false });
+    // Transitions count from the status last set (written or not, as upstream's status manager), else the pod's.
+    this.wanted.set(uid, { pod, status: withTransitions(status, w?.status ?? pod.status), confirmDeletion: w?.confirmDeletion ?? false });
     this.enqueue(uid);
   }
 
@@ -119,7 +120,10 @@ export class PodStatusManager {
       if (!contains(w.pod.status, w.status)) {
         const updated = await this.o.client.patch<Pod>(`${podPath(w.pod)}/status`, { metadata: { uid }, status: w.status });
         this.writes++;
-        if (this.wanted.get(uid) === w) w.pod = updated;
+        // The entry may have been replaced meanwhile (a newer status, the pod terminated): it gets the copy
+        // this write produced unless it already holds a newer one, so the same status is not written twice.
+        const current = this.wanted.get(uid);
+        if (current && !newer(current.pod, updated)) current.pod = updated;
         this.o.log('Patch status for pod', { pod: `${w.pod.metadata.namespace}/${w.pod.metadata.name}`, podUID: uid, phase: w.status.phase }, 'I');
       }
       if (w.confirmDeletion && w.pod.metadata.deletionTimestamp) {

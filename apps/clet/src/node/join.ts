@@ -11,7 +11,7 @@ import type { CletConfiguration, CletFlags } from '../config/types';
 import type { Logger } from '../log';
 import type { PodReports } from '../pods';
 import type { Pod } from '../pods/api-types';
-import type { ApiServerConnection } from '../server/clconfig';
+import type { ClientConfig as ApiServerConnection } from '@cl/kube-client';
 import { nodeFactsSource } from './facts';
 
 export interface JoinOptions {

@@ -17,7 +17,7 @@ import {
 } from '@cl/auth';
 import { parseDuration } from '@cl/flags';
 import type { CletConfiguration } from '../config/types';
-import type { ApiServerConnection } from './clconfig';
+import type { ClientConfig as ApiServerConnection } from '@cl/kube-client';
 import { sarAuthorizer } from './sar-authorizer';
 
 export interface ServerAuth {

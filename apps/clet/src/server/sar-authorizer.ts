@@ -4,7 +4,7 @@
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import type { Attributes, Authorizer, Decision } from '@cl/auth';
-import type { ApiServerConnection } from './clconfig';
+import type { ClientConfig as ApiServerConnection } from '@cl/kube-client';
 
 export interface SarAuthorizerOptions {
   connection: ApiServerConnection;
