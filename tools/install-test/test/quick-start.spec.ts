@@ -54,7 +54,9 @@ test('npm start on a fresh clone sets itself up and serves a control plane kubec
   server.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<never>((_, reject) => server!.once('exit', (code) => reject(new Error(`npm start exited ${code}:\n${out}`))));
   // The README: "npm start prints how to reach the server with kubectl".
-  const command = await Promise.race([waitFor(() => /export KUBECONFIG=(\S+)\n[\s\S]*kubectl get namespaces\n/.exec(out), 'the printed kubectl commands', 3000, 100), exited]);
+  // The first start installs and builds everything, which on a busy 2-core machine can take many minutes: the
+  // wait is bounded by the test's own timeout, not by a guess at the machine's speed.
+  const command = await Promise.race([waitFor(() => /export KUBECONFIG=(\S+)\n[\s\S]*kubectl get namespaces\n/.exec(out), 'the printed kubectl commands', 8400, 100), exited]);
   const kubeconfig = command[1];
   const ready = await Promise.race([
     waitFor(() => {
