@@ -74,14 +74,16 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
-      const review = JSON.parse(body) as { spec: Record<string, unknown> };
       res.setHeader('Content-Type', 'application/json');
-      if (req.url === '/apis/authentication.k8s.io/v1/tokenreviews') {
+      // The agent joins the cluster through --clconfig too (nodes, leases, pods, events): this server only
+      // reviews, so everything else is not found, as from an API server that does not serve it.
+      const review = (req.method === 'POST' && body ? JSON.parse(body) : { spec: {} }) as { spec: Record<string, unknown> };
+      if (req.method === 'POST' && req.url === '/apis/authentication.k8s.io/v1/tokenreviews') {
         reviews.token++;
         const ok = review.spec.token === 'good-token';
         const status = ok ? { authenticated: true, user: { username: 'bob', uid: 'b-1', groups: ['readers'] } } : { authenticated: false };
         res.end(JSON.stringify({ ...review, status }));
-      } else if (req.url === '/apis/authorization.k8s.io/v1/subjectaccessreviews') {
+      } else if (req.method === 'POST' && req.url === '/apis/authorization.k8s.io/v1/subjectaccessreviews') {
         reviews.sar++;
         reviews.sarBodies.push(review.spec);
         if (review.spec.user === 'dave') {
@@ -92,7 +94,7 @@ beforeAll(async () => {
         res.end(JSON.stringify({ ...review, status: allowed ? { allowed: true, reason: 'test allows' } : { allowed: false, reason: 'nope' } }));
       } else {
         res.statusCode = 404;
-        res.end('{}');
+        res.end('{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}');
       }
     });
   });
@@ -123,6 +125,7 @@ current-context: test
 
 afterAll(async () => {
   for (const p of running) await p.stop();
+  api?.closeAllConnections();
   await new Promise((r) => api?.close(r));
   await ctd?.stop();
   removePodLogs('default', 'web-node1');

@@ -88,6 +88,13 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
+      // The agent joins the cluster through --clconfig too (nodes, leases, pods, events): this server only
+      // reviews access, so everything else is not found, as from an API server that does not serve it.
+      if (req.url !== '/apis/authorization.k8s.io/v1/subjectaccessreviews') {
+        res.statusCode = 404;
+        res.setHeader('Content-Type', 'application/json');
+        return res.end('{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}');
+      }
       const review = JSON.parse(body) as { spec: { user: string; resourceAttributes: { verb: string; subresource: string } } };
       const { user, resourceAttributes: ra } = review.spec;
       sars.push({ user, verb: ra.verb, subresource: ra.subresource });
@@ -164,6 +171,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await proc?.stop();
+  api?.closeAllConnections();
   await new Promise((r) => api?.close(r));
   await ctd?.stop();
   removePodLogs('default', POD);
