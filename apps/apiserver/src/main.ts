@@ -3,9 +3,10 @@
 // the server, and terminate gracefully on SIGTERM/SIGINT with exit 0.
 import { createEgressSelector } from '@cl/egress';
 import { createTracing } from '@cl/tracing';
-import { AuthenticationSetupError, authenticationGroup, authenticationGroupVersions, authenticationRoutes, buildAuthentication, discoveryRoutes, type DiscoveryGroup } from './authn';
+import { AuthenticationSetupError, authenticationGroup, authenticationGroupVersions, authenticationRoutes, buildAuthentication, discoveryRoutes, newLoopbackCredential, type DiscoveryGroup } from './authn';
 import { buildAuthorization } from './authz';
 import { loadConfigFiles, initializeAdmission } from './config-files';
+import { inProcessScheduler } from './in-process';
 import { createLogger } from './logger';
 import { metricsRegistry } from './metrics';
 import { apiserverFlags, parseCommandLine } from './options';
@@ -61,9 +62,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (e) {
     errors.push((e as Error).message);
   }
+  // The credential of the server's own clients: made for this run only, never written anywhere.
+  const loopback = newLoopbackCredential();
   let authn: ReturnType<typeof buildAuthentication> | undefined;
   try {
     authn = buildAuthentication({
+      loopback,
       authenticationConfig: (cl.options.values['authentication-config'] as string) || undefined,
       clientCAFile: (cl.options.values['client-ca-file'] as string) || undefined,
       anonymousAuth: cl.options.anonymousAuth,
@@ -109,6 +113,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         disableAdmissionPlugins: cl.options.disableAdmissionPlugins,
         log: (l) => log.info(l),
       }),
+    loopbackToken: loopback.token,
+    controllers: cl.options.enableScheduler ? [inProcessScheduler] : [],
     onClose: async () => {
       authentication.close();
       await authz.close();

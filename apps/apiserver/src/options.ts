@@ -27,6 +27,8 @@ export interface ApiserverOptions {
   disableAdmissionPlugins: string[];
   /** --event-ttl: how long events are kept. */
   eventTtlMs: number;
+  /** --enable-scheduler: run @cl/scheduler in this process. */
+  enableScheduler: boolean;
   verbosity: number;
   authorization: AuthorizationOptions;
   /** Every flag value by name, for the modules that read their own flags (authentication, authorization). */
@@ -61,6 +63,7 @@ export function apiserverFlags(): FlagSet {
     .add({ name: 'admission-control-config-file', type: types.string, default: '', section: 'Admission flags', usage: 'File with admission control configuration.' })
     .add({ name: 'enable-admission-plugins', type: types.stringSlice, default: [], section: 'Admission flags', usage: 'admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, ServiceAccount, TaintNodesByCondition, Priority, DefaultTolerationSeconds). Comma-delimited list of admission plugins: DefaultTolerationSeconds, NamespaceLifecycle, Priority, ServiceAccount, TaintNodesByCondition. The order of plugins in this flag does not matter.' })
     .add({ name: 'disable-admission-plugins', type: types.stringSlice, default: [], section: 'Admission flags', usage: 'admission plugins that should be disabled although they are in the default enabled plugins list (NamespaceLifecycle, ServiceAccount, TaintNodesByCondition, Priority, DefaultTolerationSeconds). The order of plugins in this flag does not matter.' })
+    .add({ name: 'enable-scheduler', type: types.bool, default: true, section: 'Scheduler flags', usage: 'Run the scheduler (@cl/scheduler) in this process; turn it off to run a scheduler elsewhere.' })
     .add({ name: 'event-ttl', type: types.duration, default: 60 * 60_000, section: generic, usage: 'Amount of time to retain events.' })
     .add({ name: 'anonymous-auth', type: types.bool, default: true, section: 'Authentication flags', usage: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.' })
     .add({ name: 'v', shorthand: 'v', type: levelType, default: 0, section: 'Logs flags', usage: 'number for the log level verbosity' })
@@ -107,6 +110,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     enableAdmissionPlugins: v['enable-admission-plugins'] as string[],
     disableAdmissionPlugins: v['disable-admission-plugins'] as string[],
     eventTtlMs: v['event-ttl'] as number,
+    enableScheduler: v['enable-scheduler'] as boolean,
     verbosity: v['v'] as number,
     authorization: authorizationOptions(v),
     values: v,

@@ -1,6 +1,7 @@
 // Assembles the API server from its parts: TLS listener -> request metrics -> authentication -> authorization
-// -> handlers (health, /version, /metrics, API routes), post-start hooks after the listener is up, and
-// upstream's graceful shutdown (readyz fails at once, the delay, then stop accepting and drain).
+// -> handlers (health, /version, /metrics, API routes), post-start hooks after the listener is up, then the
+// in-process controllers on the loopback client, and upstream's graceful shutdown (readyz fails at once, the
+// delay, the in-process controllers stop, then stop accepting and drain).
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,7 +25,9 @@ import { openStore, startCompactor, storeHealthCheck, type Store } from '@cl/sto
 import { listenForwarder, type EgressSelector, type Forwarder } from '@cl/egress';
 import { isTracingTrusted, serverSpanName, type Tracing } from '@cl/tracing';
 import { authorizationErrorText, forbiddenStatus } from '@cl/webhook-authz';
+import { startInProcessControllers, type InProcessControllerFactory, type InProcessControllers } from './in-process';
 import type { Logger } from './logger';
+import { loopbackClientConfig } from './loopback-client';
 import type { ApiserverOptions } from './options';
 import { ApiServiceRegistry, createPostStartHooks, type GroupVersion, type HookName } from './post-start-hooks';
 import { requestLabels, requestMetrics, metricsRegistry } from './metrics';
@@ -51,6 +54,10 @@ export interface ServerParts {
   tracing?: Tracing;
   /** The resource API over the opened store (built-in kinds, admission, watch caches); none when absent. */
   resources?: (store: Store) => MountedResources;
+  /** The loopback client's bearer token, which `authenticator` accepts (./authn/loopback); `controllers` need it. */
+  loopbackToken?: string;
+  /** Control loops run in this process on the loopback client (./in-process), once the post-start hooks finished. */
+  controllers?: InProcessControllerFactory[];
   /** Called once the server has stopped, to release what the parts hold (watchers, clients). */
   onClose?: () => Promise<void> | void;
 }
@@ -310,14 +317,16 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     process.exitCode = 1;
     void shutdown();
   });
-  void started.then(() => log.info('All post-start hooks finished'));
 
+  let controllers: InProcessControllers | undefined;
   let stopping: Promise<void> | null = null;
   const shutdown = () =>
     (stopping ??= (async () => {
       shutdownCheck.initiate();
       log.info(`Shutdown initiated; /readyz now fails, serving normally for ${opts.shutdownDelayMs}ms more`);
       if (opts.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, opts.shutdownDelayMs));
+      // The in-process controllers stop first: their watches are requests in flight that the drain waits for.
+      await controllers?.stop();
       if (opts.shutdownSendRetryAfter) {
         draining = true;
         if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
@@ -340,6 +349,14 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
       await parts.tracing?.shutdown();
       log.info('Server stopped: in-flight requests finished');
     })());
+
+  void started.then(() => {
+    log.info('All post-start hooks finished');
+    const token = parts.loopbackToken;
+    if (stopping || !token || !parts.controllers?.length) return;
+    const target = { bindAddress: opts.bindAddress, port: address.port, servingCert: tls.cert, token };
+    controllers = startInProcessControllers(parts.controllers, () => loopbackClientConfig(target, log), log);
+  });
 
   const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
   return {

@@ -27,6 +27,7 @@ describe('flag errors', () => {
     [['--enable-admission-plugins=PodSecurity'], 'Error: enable-admission-plugins plugin "PodSecurity" is not supported by this server (supported: NamespaceLifecycle, LimitRanger, ServiceAccount, TaintNodesByCondition, Priority, DefaultTolerationSeconds, ResourceQuota)'],
     [['--enable-admission-plugins=NamespaceLifecycle', '--disable-admission-plugins=NamespaceLifecycle'], 'Error: NamespaceLifecycle in enable-admission-plugins and disable-admission-plugins overlapped'],
     [['--event-ttl=10ms'], 'Error: --event-ttl must be at least 1s, got 10ms'],
+    [['--enable-scheduler=maybe'], 'Error: invalid argument "maybe" for "--enable-scheduler" flag: strconv.ParseBool: parsing "maybe": invalid syntax'],
   ])('%j', (args, message) => {
     const r = run(args as string[]);
     expect(r.status).toBe(1);
@@ -64,6 +65,7 @@ describe('flag errors', () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('Secure serving flags:');
     expect(help.stdout).toMatch(/--secure-port int\s+The port on which to serve HTTPS/);
+    expect(help.stdout).toContain('Scheduler flags:\n\n      --enable-scheduler   Run the scheduler (@cl/scheduler) in this process; turn it off to run a scheduler elsewhere. (default true)\n');
     const v = run(['--version']);
     expect([v.status, v.stdout]).toEqual([0, expect.stringMatching(/^Kubernetes v1\.33\.0/)]);
   });

@@ -201,6 +201,17 @@ const examples: Array<[string, string, string | RegExp]> = [
     const e = ApiError.fromResponse(404, Buffer.from('404 page not found'), 'GET', 'text/plain');
     console.log(cfg.server, cfg.token, path, isNotFound(e), e.reason);`,
   'https://127.0.0.1:6443 s3cret /api/v1/namespaces/default/pods/web/status true NotFound\n'],
+  ['@cl/scheduler', `
+    const { nodeInfoFor, schedulePod, taintToleration } = require('@cl/scheduler');
+    const node = (name, more) => ({ metadata: { name }, status: { allocatable: { cpu: '1', memory: '1Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True' }] }, ...more });
+    const tainted = node('b', { spec: { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] } });
+    const nodes = [nodeInfoFor(node('a')), nodeInfoFor(tainted)];
+    const pod = { metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1500m' } } }] } };
+    console.log(taintToleration(pod, nodes[1]));
+    console.log(schedulePod(pod, nodes).message);`,
+  'node(s) had untolerated taint {dedicated: gpu}\n' +
+    '0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}. ' +
+    'preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.\n'],
 ];
 
 test.each(examples)('the README example of %s runs in the installing project', (_name, script, want) => {

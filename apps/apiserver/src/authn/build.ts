@@ -1,4 +1,5 @@
 // The API server's authentication chain, as kube-apiserver 1.33 builds it (pkg/kubeapiserver/authenticator):
+//   the loopback token (the server's own clients, ./loopback), then
 //   x509 client certificates -> bearer token (JWT authenticators behind a 10s success cache)
 //   -> system:authenticated added -> anonymous (fail-on-error, so a bad credential is never anonymous).
 // The --authentication-config file is re-read when it changes.
@@ -18,6 +19,7 @@ import {
 import { loadAuthenticationConfiguration, ValidationError, type AuthenticationConfiguration } from '@cl/config';
 import { ReloadingJwtAuthenticator } from '@cl/jwt-authn';
 import type { Logger } from '../logger';
+import { loopbackAuthenticator, type LoopbackCredential } from './loopback';
 import { instrumentAuthenticator } from './metrics';
 
 export interface AuthenticationOptions {
@@ -27,6 +29,8 @@ export interface AuthenticationOptions {
   clientCAFile?: string;
   /** `--anonymous-auth` (ignored when the config file has an `anonymous` section; that combination is a flag error). */
   anonymousAuth: boolean;
+  /** The in-process clients' credential, accepted before everything else (upstream's AuthorizeClientBearerToken). */
+  loopback?: LoopbackCredential;
   /** Hashed into the reload metrics' `apiserver_id_hash`. */
   apiServerId?: string;
   log: Logger;
@@ -130,6 +134,7 @@ export function buildAuthentication(opts: AuthenticationOptions): Authentication
   if (anonymous.enabled) {
     authenticator = unionAuthenticator([authenticator, anonymousAuthenticator({ conditions: anonymous.conditions })], { failOnError: true });
   }
+  if (opts.loopback) authenticator = unionAuthenticator([loopbackAuthenticator(opts.loopback), authenticator]);
   const tokenAuthenticator: TokenAuthenticator | null = tokens
     ? {
         async authenticateToken(token) {

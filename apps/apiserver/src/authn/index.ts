@@ -8,6 +8,7 @@ import { selfSubjectReviewRoute, tokenReviewRoute } from './reviews';
 export { addAuthenticationFlags } from './flags';
 export { buildAuthentication, AuthenticationSetupError, type Authentication, type AuthenticationOptions } from './build';
 export { selfSubjectReviewRoute, tokenReviewRoute, SELF_SUBJECT_REVIEWS_PATH, TOKEN_REVIEWS_PATH } from './reviews';
+export { newLoopbackCredential, loopbackAuthenticator, APISERVER_USER, type LoopbackCredential } from './loopback';
 export { discoveryRoutes, authenticationGroup, type DiscoveryGroup, type DiscoveryResource } from './discovery';
 
 /** The review endpoints of authentication.k8s.io/v1. */
