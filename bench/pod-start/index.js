@@ -1,21 +1,31 @@
 'use strict';
-// Pod start latency: time from a static pod manifest written to all its containers running, through
-// the clet pod manager, against the same CRI calls (RunPodSandbox, ImageStatus, CreateContainer,
-// StartContainer) made directly in sequence, on the same private containerd in the same run.
-// Upstream SLO (pod start, image present): p99 <= 5s.
+// Pod start latency: time from a static pod manifest written to all its containers running, through the clet
+// pod manager, against the same CRI calls (RunPodSandbox, ImageStatus, CreateContainer, StartContainer) made
+// directly in sequence, on the same private containerd in the same run. Then API-server mode against the
+// static case, in alternating rounds: the built API server and the built clet joined to it (--clconfig), 30 pods
+// POSTed with spec.nodeName, each timed from its POST to a watch (opened before the creates) seeing Running.
+// Upstream SLO (pod start, image present): p99 <= 5s. Issue targets (API mode): p99 <= 2.5s and <= 1.3x static.
 //
-//   npx nx build clet && node bench/pod-start/index.js [--runs=10] [--pods=30]
+//   npx nx run-many -t build -p apiserver clet && node bench/pod-start/index.js [--runs=10] [--pods=30] [--rounds=3] [--profile]
+//   (--profile also traces the clet of each API-mode round with clet-trace.js; CLET_EXEC_ARGV adds node options)
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { startContainerd, ensureTestImages } = require('../../tools/containerd/harness.js');
 const { CriClient } = require('@cl/cri');
 const { createPodManager } = require('../../apps/clet/dist/pods/index.js');
+const { startApi, startClet, createAndWaitRunning, deletePods, removePodLogs } = require('./api-mode');
 
 const arg = (name, dflt) => Number((process.argv.find((a) => a.startsWith(`--${name}=`)) || '').split('=')[1] || dflt);
 const RUNS = arg('runs', 10);
 const PROFILE = process.argv.includes('--profile');
 const PODS = arg('pods', 30);
+const ROUNDS = arg('rounds', 3);
+const TARGET_P99_MS = 2500;
+const TARGET_RATIO = 1.3;
+const NODE = 'bench-api-node';
+// Node options for the clet process, e.g. CLET_EXEC_ARGV='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+const CLET_EXEC_ARGV = (process.env.CLET_EXEC_ARGV ?? '').split(' ').filter(Boolean);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function stats(xs) {
@@ -139,6 +149,49 @@ async function direct(cri, image, names, logRoot) {
   return { latencies, total };
 }
 
+/** CPU seconds (user + system) of a process so far, from /proc (clock ticks of 10 ms). */
+function cpuSeconds(pid) {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+/**
+ * --profile of one API-mode round: the clet's trace (clet-trace.js) against each pod's POST, as the median / p99
+ * of each step between the POST and the watch seeing Running.
+ */
+function apiProfileReport(traceFile, r) {
+  const marks = fs.readFileSync(traceFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const by = new Map();
+  for (const m of marks) (by.get(m.pod) ?? by.set(m.pod, []).get(m.pod)).push(m);
+  const first = (n, step, pred = () => true) => (by.get(n) ?? []).find((m) => m.step === step && pred(m));
+  const names = [...r.postedAt.keys()];
+  const at = (n) => r.postedAt.get(n);
+  const d = (f) => stats(names.map(f).filter((x) => Number.isFinite(x)));
+  const running = (m) => m.phase === 'Running';
+  const rows = {
+    'POST -> POST answered': d((n) => r.answeredAt.get(n) - at(n)),
+    'POST -> informer delivers': d((n) => first(n, 'informer')?.start - at(n)),
+    'informer -> handed to pod manager': d((n) => first(n, 'setApiPods')?.start - first(n, 'informer')?.start),
+    'handed -> its sync starts': d((n) => first(n, 'syncOne')?.start - first(n, 'setApiPods')?.start),
+    'sync start -> RunPodSandbox sent': d((n) => first(n, 'RunPodSandbox')?.start - first(n, 'syncOne')?.start),
+    'RunPodSandbox': d((n) => first(n, 'RunPodSandbox')?.end - first(n, 'RunPodSandbox')?.start),
+    'sandbox -> CreateContainer sent': d((n) => first(n, 'CreateContainer')?.start - first(n, 'RunPodSandbox')?.end),
+    'CreateContainer': d((n) => first(n, 'CreateContainer')?.end - first(n, 'CreateContainer')?.start),
+    'StartContainer': d((n) => first(n, 'StartContainer')?.end - first(n, 'StartContainer')?.start),
+    'started -> Running reported': d((n) => first(n, 'reportStatus', running)?.start - first(n, 'StartContainer')?.end),
+    'reported -> Running PATCH sent': d((n) => first(n, 'statusPatch', running)?.start - first(n, 'reportStatus', running)?.start),
+    'Running PATCH': d((n) => first(n, 'statusPatch', running)?.end - first(n, 'statusPatch', running)?.start),
+    'PATCH sent -> watch sees Running': d((n) => r.runningAt.get(n) - first(n, 'statusPatch', running)?.start),
+  };
+  // Up to the watch seeing Running (what the deletion afterwards does is not part of the start).
+  const count = (step) => d((n) => (by.get(n) ?? []).filter((m) => m.step === step && m.start <= r.runningAt.get(n)).length);
+  console.log('  profile of an API-mode round (median / p99 ms per pod; times across the clet and this process):');
+  for (const [k, v] of Object.entries(rows)) console.log(`    ${k.padEnd(34)} ${v.median.toFixed(1).padStart(8)} ${v.p99.toFixed(1).padStart(8)}`);
+  const counts = { statusPatches: count('statusPatch'), syncs: count('syncOne'), informerEvents: count('informer') };
+  console.log(`    per pod until Running: status PATCHes ${counts.statusPatches.median}/${counts.statusPatches.max}, syncs ${counts.syncs.median}/${counts.syncs.max}, informer events ${counts.informerEvents.median}/${counts.informerEvents.max} (median/max)`);
+  return { ...Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, { median: v.median, p99: v.p99 }])), counts };
+}
+
 (async () => {
   if (PROFILE) instrumentCri();
   const ctd = await startContainerd();
@@ -147,7 +200,9 @@ async function direct(cri, image, names, logRoot) {
   fs.mkdirSync(manifests);
   const { busybox } = ensureTestImages(ctd.socket);
   const cri = await CriClient.connect({ runtimeEndpoint: ctd.endpoint });
-  const mgr = createPodManager({
+  // A manager on the bench's containerd kills any labelled pod it does not know (housekeeping), so the static
+  // manager and the clet process never run at the same time: each API-mode round starts and stops its own.
+  const newManager = () => createPodManager({
     config: {
       staticPodPath: manifests, staticPodURL: '', staticPodURLHeader: {}, fileCheckFrequency: '20s', httpCheckFrequency: '20s',
       syncFrequency: '1m0s', containerRuntimeEndpoint: ctd.endpoint, imageServiceEndpoint: '', runtimeRequestTimeout: '2m0s',
@@ -158,7 +213,11 @@ async function direct(cri, image, names, logRoot) {
     nodeName: 'bench', log: () => {}, rootDir: path.join(tmp, 'root'), nodeIP: '127.0.0.1',
     containerLogsDir: path.join(tmp, 'containers'), // not the host's /var/log/containers
   });
+  let mgr = newManager();
   await mgr.start();
+  let api;
+  let clet;
+  const apiPodNames = [];
   try {
     // Warm-up: first sandbox/container pays snapshot preparation.
     await direct(cri, busybox, ['warm'], path.join(tmp, 'direct'));
@@ -171,7 +230,55 @@ async function direct(cri, image, names, logRoot) {
     }
     const names = Array.from({ length: PODS }, (_, i) => `many${i}`);
     const manyDirect = await direct(cri, busybox, names, path.join(tmp, 'direct'));
-    const manyMgr = await viaManager(mgr, manifests, busybox, names);
+    let manyMgr = await viaManager(mgr, manifests, busybox, names);
+    await mgr.stop();
+    mgr = undefined;
+
+    // Static against API-server mode, alternating which goes first; round 0's static run is the one above.
+    api = await startApi(path.join(tmp, 'api'));
+    const staticRounds = [manyMgr];
+    const apiRounds = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? ['static', 'api'] : ['api', 'static'];
+      for (const which of order) {
+        if (which === 'static') {
+          if (round === 0) continue;
+          mgr = newManager();
+          await mgr.start();
+          await viaManager(mgr, manifests, busybox, ['warm']);
+          staticRounds.push(await viaManager(mgr, manifests, busybox, names));
+          await mgr.stop();
+          mgr = undefined;
+          continue;
+        }
+        const traceFile = path.join(tmp, `clet-trace-${round}.jsonl`);
+        clet = await startClet(api, {
+          dir: path.join(tmp, 'clet'), endpoint: ctd.endpoint, nodeName: NODE,
+          execArgv: [...CLET_EXEC_ARGV, ...(PROFILE ? ['--require', path.join(__dirname, 'clet-trace.js')] : [])],
+          env: PROFILE ? { CLET_TRACE_FILE: traceFile } : {},
+        });
+        // Warm-up of this agent process, as the static manager's.
+        const warm = [`api-warm-${round}`];
+        apiPodNames.push(...warm);
+        await createAndWaitRunning(api, warm, NODE, busybox);
+        await deletePods(api, warm);
+        const apiNames = names.map((n) => `api-r${round}-${n}`);
+        apiPodNames.push(...apiNames);
+        const cpu0 = cpuSeconds(clet.child.pid);
+        const r = await createAndWaitRunning(api, apiNames, NODE, busybox);
+        r.cletCpuMs = (cpuSeconds(clet.child.pid) - cpu0) * 1000;
+        r.total = Math.max(...r.latencies);
+        await deletePods(api, apiNames);
+        await clet.stop();
+        clet = undefined;
+        if (PROFILE) {
+          r.profile = apiProfileReport(traceFile, r);
+          console.log(`    clet process CPU ${r.cletCpuMs.toFixed(0)}ms over ${r.total.toFixed(0)}ms wall`);
+        }
+        apiRounds.push(r);
+      }
+    }
+    manyMgr = staticRounds[0];
 
     const r = {
       onePod: { clet: stats(one.mgr), direct: stats(one.direct) },
@@ -180,17 +287,42 @@ async function direct(cri, image, names, logRoot) {
     r.onePod.ratioMedian = r.onePod.clet.median / r.onePod.direct.median;
     r.manyPods.ratioAllRunning = manyMgr.total / manyDirect.total;
     r.manyPods.ratioP99 = r.manyPods.clet.p99 / r.manyPods.direct.p99;
+    const medianOf = (xs) => stats(xs).median;
+    const perRound = apiRounds.map((a, i) => {
+      const st = stats(staticRounds[i].latencies);
+      const ap = stats(a.latencies);
+      return { static: { p50: st.median, p99: st.p99 }, api: { p50: ap.median, p99: ap.p99 }, ratioP99: ap.p99 / st.p99, cletCpuMs: a.cletCpuMs };
+    });
+    r.apiMode = {
+      pods: PODS, rounds: ROUNDS, perRound,
+      api: { p50: medianOf(perRound.map((x) => x.api.p50)), p99: medianOf(perRound.map((x) => x.api.p99)) },
+      static: { p50: medianOf(perRound.map((x) => x.static.p50)), p99: medianOf(perRound.map((x) => x.static.p99)) },
+      ratioP99: medianOf(perRound.map((x) => x.ratioP99)),
+      targets: { p99Ms: TARGET_P99_MS, ratioP99: TARGET_RATIO },
+    };
+    r.apiMode.met = { p99: r.apiMode.api.p99 <= TARGET_P99_MS, ratioP99: r.apiMode.ratioP99 <= TARGET_RATIO };
     console.log(`pod start, image present (${RUNS} runs of 1 pod; 1 run of ${PODS} pods), upstream SLO p99 <= 5000ms`);
     console.log(`  1 pod   clet:   median ${fmt(r.onePod.clet.median)}  p99 ${fmt(r.onePod.clet.p99)}`);
     console.log(`  1 pod   direct: median ${fmt(r.onePod.direct.median)}  p99 ${fmt(r.onePod.direct.p99)}   ratio (median) ${r.onePod.ratioMedian.toFixed(2)}x`);
     console.log(`  ${PODS} pods clet:   median ${fmt(r.manyPods.clet.median)}  p99 ${fmt(r.manyPods.clet.p99)}  all running ${fmt(manyMgr.total)}`);
     console.log(`  ${PODS} pods direct: median ${fmt(r.manyPods.direct.median)}  p99 ${fmt(r.manyPods.direct.p99)}  all running ${fmt(manyDirect.total)}   ratio (all running) ${r.manyPods.ratioAllRunning.toFixed(2)}x`);
+    console.log(`${PODS} pods, API-server mode (POST -> watch sees Running) against static (manifest -> running in the manager), ${ROUNDS} alternating rounds:`);
+    perRound.forEach((x, i) => console.log(`  round ${i}: api p50 ${fmt(x.api.p50)} p99 ${fmt(x.api.p99)}   static p50 ${fmt(x.static.p50)} p99 ${fmt(x.static.p99)}   ratio (p99) ${x.ratioP99.toFixed(2)}x   clet CPU ${x.cletCpuMs.toFixed(0)}ms`));
+    const mark = (ok) => (ok ? 'met' : 'MISSED');
+    console.log(`  median of rounds: api p50 ${fmt(r.apiMode.api.p50)}  p99 ${fmt(r.apiMode.api.p99)} (target <= ${TARGET_P99_MS}ms: ${mark(r.apiMode.met.p99)})   static p50 ${fmt(r.apiMode.static.p50)}  p99 ${fmt(r.apiMode.static.p99)}`);
+    console.log(`  ratio api p99 / static p99: ${r.apiMode.ratioP99.toFixed(2)}x (target <= ${TARGET_RATIO}x: ${mark(r.apiMode.met.ratioP99)})`);
     if (manyMgr.profile) r.manyPods.profile = manyMgr.profile;
+    if (PROFILE) r.apiMode.profile = apiRounds.map((a) => a.profile);
     console.log(JSON.stringify({ bench: 'pod-start', ...r }));
   } finally {
-    await mgr.stop();
+    await clet?.stop();
+    if (api) {
+      await api.stop();
+    }
+    await mgr?.stop();
     cri.close();
     await ctd.stop();
+    removePodLogs(apiPodNames);
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 })().catch((e) => { console.error(e); process.exit(1); });

@@ -13,7 +13,12 @@ import type { ApiClient, Node, NodeLog, Pod, PodStatus } from './types';
 
 /** What the node needs of a runtime: the desired API pods. Everything else flows back through NodeAgent's methods. */
 export interface PodRuntimeHost {
-  /** The pods the API server binds to this node (mirror pods left out), the whole set on every change. */
+  /**
+   * The pods the API server binds to this node (mirror pods left out), the whole set on every change. A pod
+   * whose spec, labels, annotations and deletion did not change since it was last handed over (its status
+   * did, often by the agent's own write) comes as that earlier copy with the new status: same resourceVersion,
+   * so the runtime need not sync it again (upstream's pod config: a RECONCILE, not an UPDATE).
+   */
   setApiPods(pods: Pod[]): void;
 }
 
@@ -51,6 +56,8 @@ export class NodeAgent {
   readonly podStatus: PodStatusManager;
   private readonly pods: Informer<Pod>;
   private readonly apiByUid = new Map<string, Pod>();
+  /** The copy of each API pod last handed to the runtime, by uid. */
+  private handed = new Map<string, Pod>();
   /** Static pods' last statuses by namespace/name, written to their mirrors once those exist. */
   private readonly staticStatus = new Map<string, { pod: Pod; status: PodStatus }>();
   private flushScheduled = false;
@@ -164,7 +171,15 @@ export class NodeAgent {
     if (this.stopped) return;
     const all = this.pods.list();
     const mirrors = all.filter(isMirrorPod);
-    this.o.runtime.setApiPods(all.filter((p) => !isMirrorPod(p)));
+    const handed = new Map<string, Pod>();
+    for (const p of all) {
+      if (isMirrorPod(p)) continue;
+      const before = this.handed.get(p.metadata.uid!);
+      // Every status write of the agent comes back as a new resourceVersion: without this, one more sync each.
+      handed.set(p.metadata.uid!, before && before !== p && !differsSemantically(before, p) ? { ...before, status: p.status } : p);
+    }
+    this.handed = handed;
+    this.o.runtime.setApiPods([...handed.values()]);
     this.mirrors.setMirrorPods(mirrors);
     // A mirror that appeared gets its static pod's last status.
     for (const { pod, status } of this.staticStatus.values()) {
@@ -172,6 +187,24 @@ export class NodeAgent {
       if (mirror) this.podStatus.setStatus(mirror, status);
     }
   }
+}
+
+/** Upstream's podsDifferSemantically: what the runtime acts on changed (spec, labels, annotations, deletion). */
+function differsSemantically(a: Pod, b: Pod): boolean {
+  const ma = a.metadata;
+  const mb = b.metadata;
+  return ma.deletionTimestamp !== mb.deletionTimestamp || ma.deletionGracePeriodSeconds !== mb.deletionGracePeriodSeconds
+    || !deepEqual(ma.labels ?? {}, mb.labels ?? {}) || !deepEqual(ma.annotations ?? {}, mb.annotations ?? {}) || !deepEqual(a.spec, b.spec);
+}
+
+/** Equality of JSON values, whatever the key order. */
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => deepEqual(x, (b as unknown[])[i]));
+  const ka = Object.keys(a as object).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const kb = Object.keys(b as object).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 function isStatic(p: Pod): boolean {
