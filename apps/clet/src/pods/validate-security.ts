@@ -1,6 +1,6 @@
 // Field errors of pod and container securityContext and of probes, worded as upstream's ValidatePodCreate words them, so a
 // static pod asking for something the runtime cannot be given is refused rather than run differently.
-import { FieldPath, fieldErrors } from '@cl/config';
+import { FieldPath, fieldErrors } from '@cl/apimachinery';
 import type { Container, Pod } from './api-types';
 
 const MAX_ID = 2147483647;

@@ -1,6 +1,6 @@
 // The subset of ValidatePodCreate that matters for static pods, with upstream's field-error wording,
 // plus the 1.32+ rule that static pods must not reference API objects.
-import { FieldPath, fieldErrors } from '@cl/config';
+import { FieldPath, fieldErrors } from '@cl/apimachinery';
 import type { Container, Pod } from './api-types';
 import { validateContainerLifecycle, validateContainerProbes, validateContainerSecurity, validatePodSecurity } from './validate-security';
 
