@@ -22,7 +22,7 @@ let busybox: string;
 let tmp: string;
 let clet: CletProcess | undefined;
 const { k, ok } = kubectlHelpers(() => api);
-const podNames = ['web', 'short', `st-${NODE}`];
+const podNames = ['web', 'short', 'sched', `st-${NODE}`];
 
 /** Polls until `fn` gives a value; a failure shows the end of the agent's and the API server's logs. */
 function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false): Promise<T> {
@@ -152,6 +152,14 @@ test('a pod bound with kubectl runs and its status reaches the API; the pod list
   expect(pod.status.containerStatuses[0]).toMatchObject({ name: 'web', ready: true, restartCount: 0, started: true });
   expect(pod.status.conditions.map((c: { type: string }) => c.type)).toEqual(expect.arrayContaining(['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled']));
   expect(ok('get', 'pods', '-o', 'wide')).toMatch(new RegExp(`web\\s+1/1\\s+Running\\s+0\\s+\\S+\\s+10\\.\\S+\\s+${NODE}`));
+});
+
+test('a pod without a node is scheduled onto the joined node by the API server\'s scheduler and runs', async () => {
+  ok('run', 'sched', `--image=${busybox}`, '--image-pull-policy=IfNotPresent', '--overrides={"spec":{"terminationGracePeriodSeconds":1}}', '--command', '--', 'sleep', '3600');
+  const pod = await waitFor('sched to run', () => (getPod('sched')?.status?.phase === 'Running' ? getPod('sched') : undefined));
+  expect(pod.spec.nodeName).toBe(NODE);
+  expect(ok('get', 'events', '--field-selector', 'involvedObject.name=sched')).toMatch(new RegExp(`Scheduled\\s+pod/sched\\s+Successfully assigned default/sched to ${NODE}`));
+  ok('delete', 'pod', 'sched', '--timeout=60s');
 });
 
 test('restarting the agent restarts no container and rewrites no unchanged status', async () => {
