@@ -6,7 +6,8 @@
 // only, and writes status with the quota's resourceVersion, so it never overwrites a newer admission write.
 import type { KubeObject } from '@cl/apimachinery';
 import type { ResourceStore } from './resource-store';
-import { evaluatorFor, podCountsForCompute, quotaUsage, toResourceList, toTotals, type QuotaEvaluator, type QuotaObject } from './admission-plugins/quota-evaluation';
+import { evaluatorFor, podCountsForCompute, quotaUsage, toResourceList, type QuotaEvaluator, type QuotaObject } from './admission-plugins/quota-evaluation';
+import { resourceTotals } from './kinds/pod-resources';
 
 export interface QuotaController {
   /** Recomputes every quota now (tests; the controller also runs on its own). */
@@ -29,8 +30,8 @@ const namespaceOf = (o: KubeObject) => o.metadata?.namespace ?? '';
 /** Equal as resource lists: the same names with equal quantities, whatever their spelling. */
 function sameUsage(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
   if (!a || !b) return a === b;
-  const x = toTotals(a);
-  const y = toTotals(b);
+  const x = resourceTotals(a);
+  const y = resourceTotals(b);
   if (x.size !== y.size || Object.keys(a).length !== Object.keys(b).length) return false;
   for (const [k, q] of x) {
     const other = y.get(k);

@@ -3,7 +3,7 @@
 // object uses and how much, which quotas match it (resource names and scopes), what a pod must declare when a
 // quota limits cpu or memory, and whether a create fits every matching quota.
 import { type GroupResource, type KubeObject, parseQuantity } from '@cl/apimachinery';
-import { addInto, podResourceTotals, type ResourceTotals } from '../kinds/pod-resources';
+import { addInto, podResourceTotals, resourceTotals, type ResourceTotals } from '../kinds/pod-resources';
 import { isExtendedResourceName, isNativeResource } from '../kinds/resource-names';
 import { qosClass } from '../kinds/pod-validation';
 
@@ -111,18 +111,6 @@ function computeUsage(requests: ResourceTotals, limits: ResourceTotals): Resourc
   return out;
 }
 
-const quantities = (list: Record<string, unknown> | undefined): ResourceTotals => {
-  const out: ResourceTotals = new Map();
-  for (const [k, v] of Object.entries(list ?? {})) {
-    try {
-      out.set(k, parseQuantity(v));
-    } catch {
-      // unparsable: validation refuses the pod
-    }
-  }
-  return out;
-};
-
 /** Upstream's QuotaV1Pod: finished pods, and pods past their deletion grace period, use no compute quota. */
 export function podCountsForCompute(pod: KubeObject, now: number): boolean {
   const p = podOf(pod);
@@ -194,7 +182,7 @@ function podConstraints(required: readonly string[], pod: KubeObject): string | 
   const spec = podOf(pod).spec ?? {};
   for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {
     if (!c) continue;
-    const has = computeUsage(quantities(c.resources?.requests), quantities(c.resources?.limits));
+    const has = computeUsage(resourceTotals(c.resources?.requests), resourceTotals(c.resources?.limits));
     for (const r of requiredSet) {
       if (has.has(r)) continue;
       if (!missing.has(r)) missing.set(r, new Set());
@@ -235,8 +223,6 @@ export function evaluatorFor(gr: GroupResource): QuotaEvaluator | undefined {
 }
 
 // ---- resource list arithmetic (upstream's quota helpers) ----
-
-export const toTotals = quantities;
 
 export function toResourceList(totals: ResourceTotals): Record<string, string> {
   return Object.fromEntries([...totals].map(([k, q]) => [k, q.toString()]));
@@ -307,8 +293,8 @@ export function checkCreate(quotas: readonly QuotaObject[], evaluator: QuotaEval
   if (!delta.size) return [];
   const out: Array<{ quota: QuotaObject; used: Record<string, string> }> = [];
   for (const q of interesting) {
-    const hard = toTotals(q.status?.hard);
-    const used = toTotals(q.status?.used);
+    const hard = resourceTotals(q.status?.hard);
+    const used = resourceTotals(q.status?.used);
     const requested = mask(delta, hard.keys());
     if (!requested.size) continue;
     const next = new Map(used);
