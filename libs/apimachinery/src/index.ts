@@ -10,3 +10,4 @@ export * from './names';
 export * from './selectors';
 export * from './patch';
 export * from './quantity';
+export { jsonEqual } from './json-equal';

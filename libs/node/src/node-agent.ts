@@ -3,6 +3,7 @@
 // The runtime (containerd through CRI in the node agent, a hollow one for scale tests, or any Node service's
 // own) sees only PodRuntimeHost and calls the three report methods: the shape of virtual-kubelet's node
 // library and its providers.
+import { jsonEqual } from '@cl/apimachinery';
 import { Informer, type KubeClient } from '@cl/kube-client';
 import { NodeLease } from './node-lease';
 import { registrationNode, type RegistrationOptions } from './node-object';
@@ -194,17 +195,7 @@ function differsSemantically(a: Pod, b: Pod): boolean {
   const ma = a.metadata;
   const mb = b.metadata;
   return ma.deletionTimestamp !== mb.deletionTimestamp || ma.deletionGracePeriodSeconds !== mb.deletionGracePeriodSeconds
-    || !deepEqual(ma.labels ?? {}, mb.labels ?? {}) || !deepEqual(ma.annotations ?? {}, mb.annotations ?? {}) || !deepEqual(a.spec, b.spec);
-}
-
-/** Equality of JSON values, whatever the key order. */
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => deepEqual(x, (b as unknown[])[i]));
-  const ka = Object.keys(a as object).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b as object).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    || !jsonEqual(ma.labels ?? {}, mb.labels ?? {}) || !jsonEqual(ma.annotations ?? {}, mb.annotations ?? {}) || !jsonEqual(a.spec, b.spec);
 }
 
 function isStatic(p: Pod): boolean {

@@ -25,7 +25,7 @@ import { WatchCache, type CacheWatch } from './watch-cache';
 import type { Strategy } from './strategy';
 import type { Admission, Operation } from './admission';
 import { validateMetadata, validateMetadataUpdate } from './validate-metadata';
-import { jsonEqual } from './json-equal';
+import { jsonEqual } from '@cl/apimachinery';
 
 export interface ListOptions {
   /** Objects pass when this holds (label and field selectors, compiled by the caller). */

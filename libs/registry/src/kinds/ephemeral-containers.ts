@@ -9,7 +9,7 @@ import { fieldErrors, FieldPath, type FieldError, type KubeObject } from '@cl/ap
 import { pod as podKind } from '@cl/api';
 import type { Store } from '@cl/store';
 import type { Admission } from '../admission';
-import { jsonEqual } from '../json-equal';
+import { jsonEqual } from '@cl/apimachinery';
 import { ResourceStore } from '../resource-store';
 import type { Strategy } from '../strategy';
 import { podTable } from './pod-printer';

@@ -4,7 +4,7 @@
 import { apiErrors, fieldErrors, FieldPath, metaTime, statusSuccess, type DeleteOptions, type FieldError, type KubeObject } from '@cl/apimachinery';
 import type { ActionContext, Strategy } from '../strategy';
 import { withStatusSubresource } from '../strategy';
-import { jsonEqual } from '../json-equal';
+import { jsonEqual } from '@cl/apimachinery';
 import { podTable, type PodShape } from './pod-printer';
 import { validatePodCreate, validatePodSpec, qosClass } from './pod-validation';
 
