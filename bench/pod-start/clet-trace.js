@@ -16,7 +16,7 @@ const dist = path.join(__dirname, '..', '..', 'apps', 'clet', 'dist');
 const { CriClient } = require('@cl/cri');
 const { NodeAgent } = require('@cl/node');
 const { KubeClient } = require('@cl/kube-client');
-const { CriPodManager } = require(path.join(dist, 'pods', 'pod-manager.js'));
+const { CriPodManager = function () {} } = require(path.join(dist, 'pods', 'pod-manager.js'));
 
 const wrapAsync = (proto, method, podOf, step = method, onResult) => {
   const orig = proto[method];
@@ -38,8 +38,10 @@ NodeAgent.prototype.podChanged = function (p) {
 };
 // The agent hands the pod set to the pod manager (setImmediate-batched flush); the first time for each pod.
 const uidToName = new Map();
-const setApi = CriPodManager.prototype.setApiPods;
-CriPodManager.prototype.setApiPods = function (pods) {
+// The sync loop takes the API pods where it lives in this build (@cl/node's PodSyncLoop, or the clet's manager).
+const host = require('@cl/node').PodSyncLoop?.prototype ?? CriPodManager.prototype;
+const setApi = host.setApiPods;
+host.setApiPods = function (pods) {
   const t = now();
   const fresh = pods.filter((p) => !uidToName.has(p.metadata.uid));
   for (const p of fresh) uidToName.set(p.metadata.uid, p.metadata.name);

@@ -12,3 +12,10 @@ export { PodStatusManager, contains as statusContains } from './pod-status-manag
 export { MirrorPods, mirrorPodOf, isMirrorPod, ANNOTATION_CONFIG_MIRROR, ANNOTATION_CONFIG_HASH } from './mirror-pods';
 export type * from './types';
 export { statusCode } from './types';
+export { PodSyncLoop } from './pod-sync-loop';
+export type { PodSyncLoopOptions, PodSyncLoopLog, PodSyncReports } from './pod-sync-loop';
+export type { PodLifecycle, PodSyncResult, RuntimeListing, AdmissionRefusal, PodLike, PodStatusLike } from './pod-lifecycle';
+export { CONFIG_SEEN_ANNOTATION, podFullName } from './pod-source-sets';
+export type { PodSourceName } from './pod-source-sets';
+export { PeriodicTasks, systemClock } from './periodic-tasks';
+export type { LoopClock } from './periodic-tasks';

@@ -38,7 +38,8 @@ export interface PodReports {
  * - `nodeIP` (`--node-ip`): host IP in pod status and the pod IP of host-network pods; default the first
  *   non-loopback IPv4 address.
  * Tuning knobs for tests (upstream constants when absent): relistPeriodMs (1s), housekeepingPeriodMs (2s),
- * containerGCPeriodMs (1m), imageGCPeriodMs (5m), and `now` (the clock of the syncloop health check).
+ * containerGCPeriodMs (1m), imageGCPeriodMs (5m), and `now` (the sync loop's clock: its health check, retry
+ * times and config.seen).
  *
  * With `config.runOnce`, start() runs the pods once and resolves when they run (the caller then
  * exits 0, leaving them running) or rejects with `runonce failed: ...`.
