@@ -1,9 +1,9 @@
 // Control loops run inside the API server process on the loopback client, as kube-apiserver's post-start hooks
 // run controllers on its LoopbackClientConfig: started once every post-start hook has finished, and stopped at
 // shutdown before the server drains, so their watches have ended when it waits for requests in flight.
-import { KubeClient, type ClientConfig } from '@cl/kube-client';
+import { KubeClient, SharedInformers, type ClientConfig } from '@cl/kube-client';
 import { formatValue } from '@cl/logging';
-import { Scheduler, SharedInformers } from '@cl/scheduler';
+import { Scheduler } from '@cl/scheduler';
 import type { Logger } from './logger';
 
 /** The libraries' logging shape (kube-client, scheduler): a message and its key/value pairs. */

@@ -7,6 +7,7 @@ export { KubeClient, DEFAULT_USER_AGENT, type ListResult, type PatchType } from 
 export type { WatchHandle, WatchEventType, WatchEventHandler } from './watch-stream';
 export { resourcePath, queryString, type ResourceRef, type Query } from './resource-path';
 export { Informer, objectKey, type InformerObject, type InformerOptions, type InformerLog } from './informer';
+export { SharedInformers } from './shared-informers';
 export { TokenBucket, ClientClosedError, DEFAULT_QPS, DEFAULT_BURST } from './token-bucket';
 export { Backoff, REFLECTOR_BACKOFF, type BackoffOptions } from './backoff';
 export * from './events';

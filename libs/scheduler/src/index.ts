@@ -1,7 +1,6 @@
 // @cl/scheduler: a pod scheduler with kube-scheduler's default filters, resource scores, binding, events and
 // messages, as a library that an API server process (or any Node service) runs.
 export { Scheduler, DEFAULT_SCHEDULER_NAME, type SchedulerOptions, type SchedulerLog } from './scheduler';
-export { SharedInformers } from './shared-informers';
 export { SchedulingQueue, QUEUE_DEFAULTS, type SchedulingQueueOptions, type QueuedPodInfo } from './scheduling-queue';
 export { schedulePod, type ScheduleResult, type ScheduleOptions } from './schedule-pod';
 export { nodeInfoFor, type NodeInfo } from './node-info';

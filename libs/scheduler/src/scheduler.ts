@@ -3,12 +3,11 @@
 // a placed pod is assumed at once and bound through pods/<name>/binding while the next decision runs; a pod that
 // fits nowhere gets a FailedScheduling event and condition and waits for a change in the cluster.
 import { metaTime } from '@cl/apimachinery';
-import { createEventRecorder, eventSinkFor, resourcePath, type EventRecorder, type Informer, type KubeClient, type ObjectReference } from '@cl/kube-client';
+import { createEventRecorder, eventSinkFor, resourcePath, SharedInformers, type EventRecorder, type Informer, type KubeClient, type ObjectReference } from '@cl/kube-client';
 import { ClusterCache } from './cluster-cache';
 import { truncateMessage } from './failure-message';
 import { schedulePod } from './schedule-pod';
 import { SchedulingQueue, type QueuedPodInfo, type SchedulingQueueOptions } from './scheduling-queue';
-import { SharedInformers } from './shared-informers';
 import { podKey, podPriority, type Node, type Pod, type PodCondition } from './types';
 
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';

@@ -1,7 +1,8 @@
 // One informer per collection in a process: the scheduler and, later, controllers in the same process read the
 // same nodes and pods from one list+watch each, as client-go's SharedInformerFactory. The informers here watch
 // whole collections (no selectors), so every user can share them and filter in its handlers.
-import { Informer, type InformerLog, type InformerObject, type KubeClient } from '@cl/kube-client';
+import { Informer, type InformerLog, type InformerObject } from './informer';
+import type { KubeClient } from './kube-client';
 
 export class SharedInformers {
   private readonly informers = new Map<string, Informer<InformerObject>>();
