@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { requestInfo } from '@cl/auth';
-import { apiVersionOf, openApiV3, openApiV2, type KindDefinition } from '@cl/api';
-import { builtinKinds, builtinResources, podEphemeralContainersStore, ResourceApi, startGarbageCollector, startNamespaceController, startQuotaController, startServiceAccountsController, writeJson, type ResourceStore } from '@cl/registry';
+import { apiVersionOf, openApiV3, openApiV2, type KindDefinition, type SubresourceDocument } from '@cl/api';
+import { builtinKinds, builtinResources, ResourceApi, startGarbageCollector, startNamespaceController, startQuotaController, startServiceAccountsController, writeJson, type ResourceStore } from '@cl/registry';
 import { LeaseManager, type Store } from '@cl/store';
 import { buildAdmission, enabledAdmissionPlugins } from './admission';
 import type { DiscoveryGroup } from './authn';
@@ -19,13 +19,14 @@ export interface ResourceOptions {
   log: (line: string) => void;
 }
 
-/** The subresources this server serves, with the kind each answers with and its verbs (the node-connection ones come later). */
-const SERVED_SUBRESOURCES: Record<string, (def: KindDefinition) => { kind: string; verbs: string[] }> = {
+type ServedSubresource = { kind: string; group?: string; version?: string; verbs: string[] };
+
+/** The subresources this server serves besides views, with the kind each answers with and its verbs (the node-connection ones come later). */
+const SERVED_SUBRESOURCES: Record<string, (def: KindDefinition) => ServedSubresource> = {
   status: (def) => ({ kind: def.kind, verbs: ['get', 'patch', 'update'] }),
   finalize: (def) => ({ kind: def.kind, verbs: ['update'] }),
   binding: () => ({ kind: 'Binding', verbs: ['create'] }),
   eviction: () => ({ kind: 'Eviction', verbs: ['create'] }),
-  ephemeralcontainers: (def) => ({ kind: def.kind, verbs: ['get', 'patch', 'update'] }),
 };
 
 /** The kinds served, known before the store opens (discovery and OpenAPI need no store). */
@@ -33,8 +34,26 @@ export function servedKinds(): KindDefinition[] {
   return builtinKinds({ eventTtlSeconds: 3600 }).map((k) => k.def);
 }
 
+/** The view subresources of the served kinds (deployments/scale as autoscaling/v1 Scale), from their strategies. */
+function viewSubresources(): SubresourceDocument[] {
+  return builtinKinds({ eventTtlSeconds: 3600 }).flatMap(({ def, strategy }) =>
+    Object.entries(strategy.views ?? {})
+      .filter(([name]) => def.subresources.includes(name))
+      .map(([subresource, view]) => ({ resource: def, subresource, kind: view.def })),
+  );
+}
+
+/** How discovery lists a subresource: a view names its kind's group and version when they are not the resource's (as kube-apiserver lists deployments/scale). */
+function servedSubresource(def: KindDefinition, name: string, views: readonly SubresourceDocument[]): ServedSubresource | undefined {
+  const view = views.find((v) => v.resource.group === def.group && v.resource.version === def.version && v.resource.plural === def.plural && v.subresource === name);
+  if (!view) return SERVED_SUBRESOURCES[name]?.(def);
+  const foreign = view.kind.group !== def.group || view.kind.version !== def.version;
+  return { kind: view.kind.kind, ...(foreign ? { group: view.kind.group, version: view.kind.version } : {}), verbs: ['get', 'patch', 'update'] };
+}
+
 /** Discovery groups for the served kinds: the core group first, then the named groups in order of appearance. */
 export function kindDiscoveryGroups(kinds: readonly KindDefinition[]): { core: DiscoveryGroup; groups: DiscoveryGroup[] } {
+  const views = viewSubresources();
   const byGroup = new Map<string, DiscoveryGroup>();
   for (const def of kinds) {
     let g = byGroup.get(def.group);
@@ -49,7 +68,10 @@ export function kindDiscoveryGroups(kinds: readonly KindDefinition[]): { core: D
       verbs: def.verbs,
       shortNames: def.shortNames,
       categories: def.categories,
-      subresources: def.subresources.filter((s) => SERVED_SUBRESOURCES[s]).map((s) => ({ name: s, ...SERVED_SUBRESOURCES[s](def) })),
+      subresources: def.subresources.flatMap((s) => {
+        const served = servedSubresource(def, s, views);
+        return served ? [{ name: s, ...served }] : [];
+      }),
     });
   }
   const core = byGroup.get('') ?? { name: '', versions: [{ version: 'v1', resources: [] }] };
@@ -59,15 +81,16 @@ export function kindDiscoveryGroups(kinds: readonly KindDefinition[]): { core: D
 
 /** /openapi/v3 (an index of group versions with content hashes), each group version's document, and /openapi/v2. */
 export function openApiRoutes(kinds: readonly KindDefinition[]): Route[] {
+  const views = viewSubresources().filter((v) => kinds.includes(v.resource));
   const gvs = new Map<string, { group: string; version: string }>();
   for (const k of kinds) gvs.set(k.group ? `apis/${k.group}/${k.version}` : `api/${k.version}`, { group: k.group, version: k.version });
   const docs = new Map<string, { body: string; hash: string }>();
   for (const [path, gv] of gvs) {
-    const body = JSON.stringify(openApiV3([...kinds], gv.group, gv.version));
+    const body = JSON.stringify(openApiV3([...kinds], gv.group, gv.version, views));
     docs.set(path, { body, hash: createHash('sha512').update(body).digest('hex').slice(0, 128).toUpperCase() });
   }
   const index = JSON.stringify({ paths: Object.fromEntries([...docs].map(([path, d]) => [path, { serverRelativeURL: `/openapi/v3/${path}?hash=${d.hash}` }])) });
-  const v2 = JSON.stringify(openApiV2([...kinds]));
+  const v2 = JSON.stringify(openApiV2([...kinds], views));
   const send = (res: import('node:http').ServerResponse, body: string, etag?: string) => {
     res.statusCode = 200;
     res.setHeader('Content-Type', 'application/json');
@@ -139,25 +162,13 @@ export function mountResources(store: Store, opts: ResourceOptions): MountedReso
     },
     handle: (ctx) => api.handle(ctx.req, ctx.res, ctx.info, ctx.user),
   };
-  // pods/<name>/ephemeralcontainers: GET, PUT and PATCH served as the pod by a view of its storage whose strategy
-  // lets only spec.ephemeralContainers change (the generic endpoint knows no such subresource).
-  const ephemeral = new ResourceApi([podEphemeralContainersStore(store, admission, opts.log)], { readBody: (req) => readBody(req) });
-  const ephemeralRoute: Route = {
-    pathClass: '/api resources',
-    matches: (method, path) => {
-      if (!path.startsWith('/api/v1/namespaces/') || !path.endsWith('/ephemeralcontainers') || !['GET', 'PUT', 'PATCH'].includes(method)) return false;
-      const info = requestInfo(method, path);
-      return info.isResourceRequest && info.resource === 'pods' && info.subresource === 'ephemeralcontainers';
-    },
-    handle: (ctx) => ephemeral.handle(ctx.req, ctx.res, { ...ctx.info, subresource: '' }, ctx.user),
-  };
   const namespaces = stores.find((s) => s.def.plural === 'namespaces' && s.def.group === '')!;
   let controller: ReturnType<typeof startNamespaceController> | null = null;
   let collector: ReturnType<typeof startGarbageCollector> | null = null;
   let accounts: ReturnType<typeof startServiceAccountsController> | null = null;
   let quota: ReturnType<typeof startQuotaController> | null = null;
   return {
-    routes: [ephemeralRoute, route],
+    routes: [route],
     stores,
     async start() {
       await Promise.all(stores.map((s) => s.start()));

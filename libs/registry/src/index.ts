@@ -3,7 +3,7 @@ export type { CachedObject, CacheEvent, CacheWatch, CacheEventType, CacheWatchOp
 export { ResourceStore, rvOf } from './resource-store';
 export type { ListOptions, ListResult, WatchOptions, WriteOptions, ResourceStoreOptions, StorageConversion } from './resource-store';
 export { plainStrategy, withStatusSubresource } from './strategy';
-export type { Strategy, TableConvertor, SubresourceAction, ActionContext } from './strategy';
+export type { Strategy, TableConvertor, SubresourceAction, SubresourceView, ActionContext } from './strategy';
 export { admissionChain } from './admission';
 export type { Admission, AdmissionAttributes, AdmissionPlugin, Operation } from './admission';
 export { namespaceLifecycle, IMMORTAL_NAMESPACES } from './admission-plugins/namespace-lifecycle';
@@ -15,7 +15,7 @@ export { startQuotaController } from './quota-controller';
 export type { QuotaController, QuotaControllerOptions } from './quota-controller';
 export { startNamespaceController } from './namespace-controller';
 export type { NamespaceController } from './namespace-controller';
-export { builtinKinds, builtinResources, NAMESPACE_FINALIZER, podEphemeralContainersStore } from './kinds';
+export { builtinKinds, builtinResources, NAMESPACE_FINALIZER, podEphemeralContainersView, replicasScaleView } from './kinds';
 export type { BuiltinOptions, BuiltinKind } from './kinds';
 export { ResourceApi } from './endpoints/handler';
 export type { ResourceApiOptions, ResourceRequest } from './endpoints/handler';

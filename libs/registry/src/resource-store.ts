@@ -53,7 +53,7 @@ export interface WatchOptions {
 
 export interface WriteOptions {
   dryRun?: boolean;
-  /** `status` for `<resource>/status` writes; '' for the main resource. */
+  /** `status` for `<resource>/status` writes, a view's name (`scale`) for its writes; '' for the main resource. */
   subresource?: string;
   /** Who asks, for admission plugins. */
   user?: unknown;
@@ -319,15 +319,19 @@ export class ResourceStore {
       // An update without a resourceVersion is unconditional: it applies to the state just read.
       meta.resourceVersion = current.metadata!.resourceVersion;
       const errs = [...validateMetadataUpdate(meta, current.metadata!, this.def.namespaced, this.strategy)];
+      const view = opts.subresource ? this.strategy.views?.[opts.subresource] : undefined;
       if (opts.subresource === 'status') {
         this.strategy.prepareForStatusUpdate?.(object, current);
         errs.push(...(this.strategy.validateStatusUpdate?.(object, current) ?? []));
-      } else if (opts.subresource) {
+      } else if (opts.subresource && !view) {
         // Other subresources (a namespace's /finalize) changed only their own fields in `apply`.
         errs.push(...(this.strategy.validate?.(object) ?? []));
       } else {
+        // The main resource, and views (scale, ephemeralcontainers): their writes are updates of it, checked by the
+        // view's own rules where it has them.
         this.strategy.prepareForUpdate?.(object, current);
-        errs.push(...(this.strategy.validateUpdate?.(object, current) ?? this.strategy.validate?.(object) ?? []));
+        const validateUpdate = view?.validateUpdate ?? this.strategy.validateUpdate;
+        errs.push(...(validateUpdate?.(object, current) ?? this.strategy.validate?.(object) ?? []));
       }
       this.check(errs, object);
       await this.opts.admission?.validate(this.attributes('UPDATE', object, current, opts));

@@ -1,7 +1,8 @@
 // What differs between kinds in the generic store, as kube-apiserver's registry strategies: defaults the server
 // sets on create and update, validation as field errors, which part of the object each write may change (the
-// main resource or its status), the fields a field selector can name, how a delete proceeds, and the Table
-// columns kubectl prints.
+// main resource or its status), the subresources that show the object as another object (scale), the fields a
+// field selector can name, how a delete proceeds, and the Table columns kubectl prints.
+import type { KindDefinition } from '@cl/api';
 import type { DeleteOptions, FieldError, KubeObject, NameValidator, Status, TableColumnDefinition } from '@cl/apimachinery';
 
 /** What a POST subresource may do to its object (the generic store's operations, bound to the object). */
@@ -26,6 +27,33 @@ export interface TableConvertor<T extends KubeObject = KubeObject> {
   cells(object: T, now: number): unknown[];
   /** The columns are the whole table, NAME included where the kind puts it (events print it last). */
   ownColumns?: boolean;
+}
+
+/**
+ * A subresource that shows the object as another object and writes it back through it (upstream's ScaleREST,
+ * EphemeralContainersREST): GET answers `get(object)`; PUT and PATCH (applied to that view) give a new view, and
+ * `apply` turns it into the object to store, which is then an update of the object like any other (admission,
+ * resourceVersion preconditions and conflicts, one new revision), answered again as its view.
+ */
+export interface SubresourceView<T extends KubeObject = KubeObject> {
+  /** The kind of the view: what PUT bodies and patched views decode as, and discovery and OpenAPI name (autoscaling/v1 Scale). */
+  def: KindDefinition;
+  /** The view of a stored object (which carries its resourceVersion). */
+  get(object: T): KubeObject;
+  /**
+   * The object to store from a written view and the current object (a copy, free to change). Throws an ApiError for
+   * a view that is wrong in itself (a Scale with negative replicas: 422 for the view's kind). A resourceVersion (or
+   * uid) it carries over from the view into the object is the update's precondition, as on any update.
+   */
+  apply(view: KubeObject, current: T): T;
+  /**
+   * Checks of the new object in place of the resource's validateUpdate (ephemeralcontainers: only additions of
+   * ephemeral containers). The resource's prepareForUpdate runs either way: a view's write is an update of the
+   * object (a scale bumps the generation and, without this, is validated as a deployment).
+   */
+  validateUpdate?(object: T, old: T): FieldError[];
+  /** Table columns of the view (`kubectl get --subresource=scale`); the resource's own when absent. */
+  table?: TableConvertor;
 }
 
 export interface Strategy<T extends KubeObject = KubeObject> {
@@ -58,6 +86,8 @@ export interface Strategy<T extends KubeObject = KubeObject> {
   gracePeriod?(object: T, options: DeleteOptions): number;
   /** POST subresources that act on the object (a pod's `binding` and `eviction`), by name. */
   actions?: Record<string, SubresourceAction>;
+  /** Subresources served as a view of the object (`scale`, a pod's `ephemeralcontainers`), by name. */
+  views?: Record<string, SubresourceView<T>>;
   /** Whether DELETE answers with the object (pods, namespaces) or a Status (most kinds). */
   returnDeletedObject?: boolean;
   table?: TableConvertor<T>;

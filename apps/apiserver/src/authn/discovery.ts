@@ -13,8 +13,11 @@ export interface DiscoveryResource {
   verbs: string[];
   shortNames?: string[];
   categories?: string[];
-  /** Subresources with the verbs they serve (`status`: get, patch, update). */
-  subresources?: { name: string; kind: string; verbs: string[] }[];
+  /**
+   * Subresources with the verbs they serve (`status`: get, patch, update); group and version name those of their
+   * kind when it is not the resource's (deployments/scale answers with autoscaling/v1 Scale).
+   */
+  subresources?: { name: string; kind: string; group?: string; version?: string; verbs: string[] }[];
 }
 
 export interface DiscoveryGroup {
@@ -62,7 +65,7 @@ function aggregated(groups: DiscoveryGroup[], version: 'v2' | 'v2beta1') {
           ...(r.shortNames?.length ? { shortNames: r.shortNames } : {}),
           ...(r.categories?.length ? { categories: r.categories } : {}),
           ...(r.subresources?.length
-            ? { subresources: r.subresources.map((sr) => ({ subresource: sr.name, responseKind: { group: g.name, version: v.version, kind: sr.kind }, verbs: sr.verbs })) }
+            ? { subresources: r.subresources.map((sr) => ({ subresource: sr.name, responseKind: { group: sr.group ?? g.name, version: sr.version ?? v.version, kind: sr.kind }, verbs: sr.verbs })) }
             : {}),
         })),
         freshness: 'Current',
@@ -82,7 +85,10 @@ function resourceList(g: DiscoveryGroup, version: { version: string; resources: 
   const resources = version.resources.flatMap((r) => {
     const { subresources, ...main } = r;
     const entry = { ...main, shortNames: main.shortNames?.length ? main.shortNames : undefined, categories: main.categories?.length ? main.categories : undefined };
-    return [entry, ...(subresources ?? []).map((sr) => ({ name: `${r.name}/${sr.name}`, singularName: '', namespaced: r.namespaced, kind: sr.kind, verbs: sr.verbs }))];
+    return [
+      entry,
+      ...(subresources ?? []).map((sr) => ({ name: `${r.name}/${sr.name}`, singularName: '', namespaced: r.namespaced, ...(sr.group !== undefined ? { group: sr.group, version: sr.version } : {}), kind: sr.kind, verbs: sr.verbs })),
+    ];
   });
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersionRef(g, version.version).groupVersion, resources };
 }

@@ -8,5 +8,6 @@ import { pod } from './pod-v1';
 import { node } from './node-v1';
 import { priorityClass } from './scheduling-v1';
 import { limitRange, resourceQuota } from './quota-v1';
+import { deployment, replicaSet } from './apps-v1';
 
-export const ALL_KINDS: KindDefinition[] = [namespace, node, pod, configMap, secret, serviceAccount, limitRange, resourceQuota, event, lease, eventV1, priorityClass, role, clusterRole, roleBinding, clusterRoleBinding];
+export const ALL_KINDS: KindDefinition[] = [namespace, node, pod, configMap, secret, serviceAccount, limitRange, resourceQuota, event, deployment, replicaSet, lease, eventV1, priorityClass, role, clusterRole, roleBinding, clusterRoleBinding];

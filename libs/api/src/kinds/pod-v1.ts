@@ -13,7 +13,7 @@ export const resourceList = (description?: string) => Type.Record(Type.String(),
 const strings = (description?: string) => atomicList(Type.String(), description);
 
 /** The same schema with its own description, for a shared struct used by several fields. */
-const doc = <T extends TSchema>(schema: T, description: string): T => ({ ...schema, description }) as T;
+export const doc = <T extends TSchema>(schema: T, description: string): T => ({ ...schema, description }) as T;
 
 /**
  * A list keyed by `keys` (`+listType=map`) with no patchStrategy tag: server-side apply merges it by key, strategic

@@ -1,42 +1,49 @@
 // The REST handlers over a real embedded store, through a loopback HTTP server: watch streams (ERROR 410,
-// bookmarks, initial events, timeouts), Tables, content negotiation, protobuf bodies and field warnings.
+// bookmarks, initial events, timeouts), Tables, content negotiation, protobuf bodies, field warnings, and view
+// subresources (deployments/scale, pods/ephemeralcontainers).
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { configMap } from '@cl/api';
+import { configMap, deployment, pod, replicaSet } from '@cl/api';
 import { SqliteStore } from '@cl/store';
 import { ResourceApi, ResourceStore, builtinKinds, type ResourceRequest } from '../index';
 
 const dir = mkdtempSync(join(tmpdir(), 'cl-handler-'));
 let store: SqliteStore;
 let cms: ResourceStore;
+let others: ResourceStore[];
 let server: Server;
 let port: number;
 
 /** The parts of a request the API server's request-info stage would give the handler. */
 function infoOf(method: string, url: string): ResourceRequest {
   const u = new URL(url, 'http://x');
-  const [, , , , namespace, resource, name, subresource] = u.pathname.split('/');
+  // /api/v1/namespaces/<ns>/... or /apis/<group>/<version>/namespaces/<ns>/...
+  const parts = u.pathname.split('/');
+  const [apiGroup, apiVersion] = parts[1] === 'apis' ? [parts[2], parts[3]] : ['', parts[2]];
+  const [, , , namespace, resource, name, subresource] = parts.slice(parts[1] === 'apis' ? 2 : 1);
   const watch = u.searchParams.get('watch') === 'true';
   const verb = method === 'POST' ? 'create' : method === 'PATCH' ? 'patch' : method === 'PUT' ? 'update' : method === 'DELETE' ? (name ? 'delete' : 'deletecollection') : name ? 'get' : watch ? 'watch' : 'list';
-  return { verb, apiGroup: '', apiVersion: 'v1', resource, namespace, name: name ?? '', subresource: subresource ?? '' };
+  return { verb, apiGroup, apiVersion, resource, namespace, name: name ?? '', subresource: subresource ?? '' };
 }
 
 beforeAll(async () => {
   store = new SqliteStore(join(dir, 'store.db'));
-  const strategy = builtinKinds({ eventTtlSeconds: 60 }).find((k) => k.def === configMap)!.strategy;
+  const kinds = builtinKinds({ eventTtlSeconds: 60 });
+  const strategy = kinds.find((k) => k.def === configMap)!.strategy;
   // A window of 3 changes, so a watch soon falls out of it.
   cms = new ResourceStore(configMap, store, strategy, { cacheCapacity: 3 });
-  await cms.start();
+  others = [deployment, replicaSet, pod].map((def) => new ResourceStore(def, store, kinds.find((k) => k.def === def)!.strategy));
+  await Promise.all([cms, ...others].map((s) => s.start()));
   const readBody = (req: IncomingMessage) =>
     new Promise<Buffer>((resolve) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => resolve(Buffer.concat(chunks)));
     });
-  const api = new ResourceApi([cms], { readBody, bookmarkIntervalMs: 100 });
+  const api = new ResourceApi([cms, ...others], { readBody, bookmarkIntervalMs: 100 });
   server = createServer((req, res) => void api.handle(req, res, infoOf(req.method!, req.url!)));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as AddressInfo).port;
@@ -44,7 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   server.close();
-  cms.stop();
+  for (const s of [cms, ...others]) s.stop();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -188,4 +195,96 @@ test('a listed Table is the same document whether written compactly or pretty', 
     expect(withoutAge(compact)).toEqual(withoutAge(pretty));
     expect(compact.rows).toHaveLength(3);
   }
+});
+
+describe('view subresources', () => {
+  const apps = '/apis/apps/v1/namespaces/ns';
+  const web = `${apps}/deployments/web`;
+  const json = (r: Reply) => JSON.parse(r.body);
+  const manifest = (kind: string, name: string) => ({
+    apiVersion: 'apps/v1',
+    kind,
+    metadata: { name },
+    spec: { replicas: 2, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } },
+  });
+
+  beforeAll(async () => {
+    expect((await call('POST', `${apps}/deployments`, JSON.stringify(manifest('Deployment', 'web')))).status).toBe(201);
+    expect((await call('POST', `${apps}/replicasets`, JSON.stringify(manifest('ReplicaSet', 'rs')))).status).toBe(201);
+  });
+
+  test('GET scale answers an autoscaling/v1 Scale of the deployment', async () => {
+    const d = json(await call('GET', web));
+    expect(json(await call('GET', `${web}/scale`))).toEqual({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: 'web', namespace: 'ns', uid: d.metadata.uid, resourceVersion: d.metadata.resourceVersion, creationTimestamp: d.metadata.creationTimestamp },
+      spec: { replicas: 2 },
+      status: { replicas: 0, selector: 'app=web' },
+    });
+  });
+
+  test.each<[string, string, string, string, number]>([
+    ['a merge patch', 'PATCH', 'application/merge-patch+json', '{"spec":{"replicas":3}}', 3],
+    ['a strategic merge patch', 'PATCH', 'application/strategic-merge-patch+json', '{"spec":{"replicas":4}}', 4],
+    ['a JSON patch', 'PATCH', 'application/json-patch+json', '[{"op":"replace","path":"/spec/replicas","value":5}]', 5],
+    ['a PUT without resourceVersion', 'PUT', 'application/json', '{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"web"},"spec":{"replicas":6}}', 6],
+  ])('%s changes spec.replicas and the generation, and answers the new Scale', async (_name, method, type, body, replicas) => {
+    const before = json(await call('GET', web));
+    const r = await call(method, `${web}/scale`, body, { 'Content-Type': type });
+    expect(r.status).toBe(200);
+    expect(json(r)).toMatchObject({ kind: 'Scale', spec: { replicas }, status: { replicas: 0, selector: 'app=web' } });
+    const after = json(await call('GET', web));
+    expect(after.spec.replicas).toBe(replicas);
+    expect(after.metadata.generation).toBe(before.metadata.generation + 1);
+    expect(json(r).metadata.resourceVersion).toBe(after.metadata.resourceVersion);
+  });
+
+  test('a PUT with a stale resourceVersion conflicts; with the current one it applies', async () => {
+    const scale = json(await call('GET', `${web}/scale`));
+    await call('PATCH', web, '{"metadata":{"labels":{"touched":"yes"}}}', { 'Content-Type': 'application/merge-patch+json' });
+    const stale = await call('PUT', `${web}/scale`, JSON.stringify({ ...scale, spec: { replicas: 9 } }));
+    expect(stale.status).toBe(409);
+    expect(json(stale).message).toBe('Operation cannot be fulfilled on deployments.apps "web": the object has been modified; please apply your changes to the latest version and try again');
+    const fresh = json(await call('GET', `${web}/scale`));
+    const r = await call('PUT', `${web}/scale`, JSON.stringify({ ...fresh, spec: { replicas: 1 } }));
+    expect(r.status).toBe(200);
+    expect(json(r).spec).toEqual({ replicas: 1 });
+  });
+
+  test.each<[string, string, string, Record<string, string>, number, string]>([
+    ['negative replicas', 'PATCH', '{"spec":{"replicas":-1}}', { 'Content-Type': 'application/merge-patch+json' }, 422, 'Scale.autoscaling "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0'],
+    ['another name', 'PUT', '{"metadata":{"name":"other"},"spec":{"replicas":1}}', {}, 400, 'the name of the object (other) does not match the name on the URL (web)'],
+    ['another kind', 'PUT', '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"}}', {}, 400, 'the API version in the data (apps/v1) does not match the expected API version (autoscaling/v1)'],
+    ['a DELETE', 'DELETE', '', {}, 405, 'delete is not supported on resources of kind "deployments.apps"'],
+  ])('%s is refused', async (_name, method, body, headers, code, message) => {
+    const r = await call(method, `${web}/scale`, body || undefined, headers);
+    expect(r.status).toBe(code);
+    expect(json(r).message).toBe(message);
+  });
+
+  test('a Table of a Scale has DESIRED and AVAILABLE; a missing object is 404; a kind without scale has none', async () => {
+    const table = json(await call('GET', `${apps}/replicasets/rs/scale`, undefined, { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }));
+    expect(table.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Desired', 'Available']);
+    expect(table.rows[0].cells).toEqual(['rs', 2, 0]);
+    expect((await call('GET', `${apps}/deployments/nope/scale`)).status).toBe(404);
+    expect((await call('GET', `${base}/configmaps/w1/scale`)).status).toBe(404);
+  });
+
+  test('pods/ephemeralcontainers: the pod itself, where only ephemeral containers may be added', async () => {
+    const created = await call('POST', `${base}/pods`, JSON.stringify({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }));
+    expect(created.status).toBe(201);
+    const ec = `${base}/pods/p/ephemeralcontainers`;
+    expect(json(await call('GET', ec))).toMatchObject({ kind: 'Pod', metadata: { name: 'p' } });
+    const added = await call('PATCH', ec, JSON.stringify({ spec: { ephemeralContainers: [{ name: 'dbg', image: 'busybox', targetContainerName: 'c' }], containers: [{ name: 'c', image: 'evil' }] } }), {
+      'Content-Type': 'application/strategic-merge-patch+json',
+    });
+    expect(added.status).toBe(200);
+    expect(json(added).spec.containers[0].image).toBe('nginx');
+    expect(json(added).spec.ephemeralContainers).toMatchObject([{ name: 'dbg', image: 'busybox', terminationMessagePolicy: 'File' }]);
+    expect(json(added).metadata.generation).toBe(2);
+    const removed = await call('PUT', ec, JSON.stringify({ ...json(added), spec: { ...json(added).spec, ephemeralContainers: [] } }));
+    expect(removed.status).toBe(422);
+    expect(json(removed).message).toBe('Pod "p" is invalid: spec.ephemeralContainers: Forbidden: existing ephemeral containers "dbg" may not be removed\n');
+  });
 });

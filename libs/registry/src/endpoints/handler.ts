@@ -1,16 +1,19 @@
 // The REST verbs of every resource, as kube-apiserver's endpoint handlers: request -> query and body decoding
 // -> the resource's generic store -> JSON, Table or Status. Authentication and authorization happened before;
-// this stage sees the parsed request (group, version, resource, subresource, namespace, name, verb).
+// this stage sees the parsed request (group, version, resource, subresource, namespace, name, verb). Subresources
+// are `status`, a namespace's `finalize`, POST actions (a pod's binding) and views (scale, ephemeralcontainers).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { apiVersionOf, decode, decodeProtobuf, DecodeError, parseFieldValidation, patchStrategyAt, PROTOBUF_CONTENT_TYPE, type FieldValidation } from '@cl/api';
-import { ApiError, apiErrors, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError, statusFailure, statusSuccess, type DeleteOptions, type KubeObject } from '@cl/apimachinery';
+import { apiVersionOf, PROTOBUF_CONTENT_TYPE } from '@cl/api';
+import { ApiError, apiErrors, statusSuccess, type DeleteOptions, type KubeObject } from '@cl/apimachinery';
 import type { ResourceStore } from '../resource-store';
 import type { SubresourceAction } from '../strategy';
 import { mediaType, responseForm, TABLE_CONTENT_TYPE } from './negotiation';
+import { decodeBody, fieldValidation, OBJECT_TYPES, parseDryRun, readBodyOf, readPatch, respondObject, setWarnings } from './request-body';
 import { writeListBody } from './serialize';
 import { writeJson, writeStatus, writeText, wantsPretty } from './respond';
 import { selection } from './selection';
 import { parseIncludeObject, tableJson, tableRow, tableColumns, toTable } from './table';
+import { serveView } from './view-endpoint';
 import { streamWatch } from './watch-stream';
 
 export interface ResourceRequest {
@@ -34,9 +37,6 @@ export interface ResourceApiOptions {
   readBody: (req: IncomingMessage) => Promise<Buffer>;
 }
 
-const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
-// Bodies of create and update: JSON (no Content-Type is read as JSON), or the protobuf typed clients send.
-const OBJECT_TYPES = ['application/json', PROTOBUF_CONTENT_TYPE, ''];
 
 export class ResourceApi {
   private readonly byPath = new Map<string, ResourceStore>();
@@ -74,13 +74,15 @@ export class ResourceApi {
     const ns = def.namespaced ? info.namespace : '';
     const sub = info.subresource;
     const action = sub ? store.strategy.actions?.[sub] : undefined;
-    if (sub && !(def.subresources.includes(sub) && (sub === 'status' || sub === 'finalize' || action))) throw new ApiError(notFoundStatus());
+    const view = sub ? store.strategy.views?.[sub] : undefined;
+    if (sub && !(def.subresources.includes(sub) && (sub === 'status' || sub === 'finalize' || action || view))) throw new ApiError(notFoundStatus());
     if (action) {
       if (info.verb !== 'create') throw apiErrors.methodNotSupported(store.gr, info.verb);
       return this.act(req, res, store, ns, info.name, action, q, user);
     }
     if (def.namespaced && !ns && !['list', 'watch', 'deletecollection'].includes(info.verb)) throw new ApiError(notFoundStatus());
     const dryRun = parseDryRun(q.getAll('dryRun'));
+    if (view) return serveView(req, res, { store, view, subresource: sub, namespace: ns, name: info.name }, { verb: info.verb, query: q, dryRun, user, readBody: this.opts.readBody });
     switch (info.verb) {
       case 'get':
         if (sub === 'finalize') throw apiErrors.methodNotSupported(store.gr, 'get');
@@ -108,17 +110,9 @@ export class ResourceApi {
     }
   }
 
-  private respondObject(req: IncomingMessage, res: ServerResponse, store: ResourceStore, code: number, object: KubeObject, q: URLSearchParams) {
-    if (responseForm(req) === 'table') {
-      return writeJson(req, res, code, toTable(store.strategy, [object], object.metadata?.resourceVersion, parseIncludeObject(q.get('includeObject'))), TABLE_CONTENT_TYPE);
-    }
-    if (wantsPretty(req)) return writeJson(req, res, code, object);
-    writeText(res, code, JSON.stringify(object) + '\n');
-  }
-
   private async get(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, q: URLSearchParams) {
     responseForm(req); // refuse an unacceptable Accept before reading
-    this.respondObject(req, res, store, 200, await store.get(ns, name), q);
+    respondObject(req, res, store.strategy, 200, await store.get(ns, name), q);
   }
 
   private async list(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, q: URLSearchParams) {
@@ -181,40 +175,19 @@ export class ResourceApi {
     });
   }
 
-  private async body(req: IncomingMessage, accepted: readonly string[]): Promise<Buffer> {
-    const type = mediaType(req);
-    if (!accepted.includes(type)) throw apiErrors.unsupportedMediaType(accepted.filter(Boolean));
-    return this.opts.readBody(req);
-  }
-
-  private decodeBody(store: ResourceStore, body: Buffer | string, fv: FieldValidation, protobuf = false): { object: KubeObject; warnings: string[] } {
-    try {
-      // A protobuf body has no unknown fields to report: it is decoded by field number, then checked as JSON.
-      const decoded = protobuf ? decode(store.def, JSON.stringify(decodeProtobuf(store.def, body as Buffer)), 'Ignore') : decode(store.def, body, fv);
-      const object = decoded.object as KubeObject;
-      const apiVersion = apiVersionOf(store.def);
-      if (object.apiVersion && object.apiVersion !== apiVersion) throw apiErrors.badRequest(`the API version in the data (${object.apiVersion}) does not match the expected API version (${apiVersion})`);
-      if (object.kind && object.kind !== store.def.kind) throw apiErrors.badRequest(`the kind in the data (${object.kind}) does not match the expected kind (${store.def.kind})`);
-      return { object, warnings: decoded.warnings };
-    } catch (e) {
-      if (e instanceof DecodeError) throw apiErrors.badRequest(e.message);
-      throw e;
-    }
-  }
-
   private async create(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
     const fv = fieldValidation(q);
     responseForm(req);
-    const { object, warnings } = this.decodeBody(store, await this.body(req, OBJECT_TYPES), fv, mediaType(req) === PROTOBUF_CONTENT_TYPE);
+    const { object, warnings } = decodeBody(store.def, await readBodyOf(req, OBJECT_TYPES, this.opts.readBody), fv, mediaType(req) === PROTOBUF_CONTENT_TYPE);
     const created = await store.create(ns, object, { dryRun, user });
     setWarnings(res, warnings);
-    this.respondObject(req, res, store, 201, created, q);
+    respondObject(req, res, store.strategy, 201, created, q);
   }
 
   private async update(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, sub: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
     const fv = fieldValidation(q);
     responseForm(req);
-    const { object, warnings } = this.decodeBody(store, await this.body(req, OBJECT_TYPES), fv, mediaType(req) === PROTOBUF_CONTENT_TYPE);
+    const { object, warnings } = decodeBody(store.def, await readBodyOf(req, OBJECT_TYPES, this.opts.readBody), fv, mediaType(req) === PROTOBUF_CONTENT_TYPE);
     const apply =
       sub === 'finalize'
         ? // Only spec.finalizers of a namespace changes through /finalize.
@@ -222,44 +195,28 @@ export class ResourceApi {
         : () => object;
     const { object: updated, created } = await store.update(ns, name, apply, { dryRun, user, subresource: sub });
     setWarnings(res, warnings);
-    this.respondObject(req, res, store, created ? 201 : 200, updated, q);
+    respondObject(req, res, store.strategy, created ? 201 : 200, updated, q);
   }
 
   private async patch(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, sub: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
     const fv = fieldValidation(q);
     responseForm(req);
-    const type = mediaType(req);
-    const raw = await this.body(req, PATCH_TYPES);
-    let patch: unknown;
-    try {
-      patch = JSON.parse(raw.toString('utf8'));
-    } catch (e) {
-      throw apiErrors.badRequest(`error decoding patch: ${(e as Error).message}`);
-    }
+    const patch = await readPatch(req, this.opts.readBody);
     const warnings: string[] = [];
     const apply = (current: KubeObject | null): KubeObject => {
-      let patched: unknown;
-      try {
-        if (type === 'application/json-patch+json') patched = applyJsonPatch(current, patch, { fieldValidation: fv });
-        else if (type === 'application/merge-patch+json') patched = applyMergePatch(current, patch, { fieldValidation: fv });
-        else patched = applyStrategicMergePatch(current, patch, (path) => patchStrategyAt(store.def, path));
-      } catch (e) {
-        if (e instanceof PatchError) throw new ApiError(statusFailure(e.code, e.reason, e.statusMessage));
-        throw e;
-      }
-      const decoded = this.decodeBody(store, JSON.stringify(patched), fv);
+      const decoded = decodeBody(store.def, JSON.stringify(patch.apply(current, store.def, fv)), fv);
       warnings.length = 0;
       warnings.push(...decoded.warnings);
       return decoded.object;
     };
     const { object } = await store.update(ns, name, apply, { dryRun, user, subresource: sub, allowCreate: false });
     setWarnings(res, warnings);
-    this.respondObject(req, res, store, 200, object, q);
+    respondObject(req, res, store.strategy, 200, object, q);
   }
 
   private async act(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, action: SubresourceAction, q: URLSearchParams, user: unknown) {
     responseForm(req);
-    const raw = await this.body(req, ['application/json', '']);
+    const raw = await readBodyOf(req, ['application/json', ''], this.opts.readBody);
     let body: unknown;
     try {
       body = JSON.parse(raw.toString('utf8') || '{}');
@@ -307,7 +264,7 @@ export class ResourceApi {
       const details = store.def.group ? { name: m.name, group: store.def.group, kind: store.def.plural, uid: m.uid } : { name: m.name, kind: store.def.plural, uid: m.uid };
       return writeJson(req, res, 200, statusSuccess(details));
     }
-    this.respondObject(req, res, store, 200, object, q);
+    respondObject(req, res, store.strategy, 200, object, q);
   }
 
   private async deleteCollection(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
@@ -330,20 +287,6 @@ function notFoundStatus() {
   return { kind: 'Status' as const, apiVersion: 'v1' as const, metadata: {}, status: 'Failure' as const, message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 };
 }
 
-function fieldValidation(q: URLSearchParams): FieldValidation {
-  try {
-    return parseFieldValidation(q.get('fieldValidation'));
-  } catch (e) {
-    throw apiErrors.badRequest((e as Error).message);
-  }
-}
-
-function parseDryRun(values: string[]): boolean {
-  if (values.length === 0) return false;
-  for (const v of values) if (v !== 'All') throw apiErrors.badRequest(`Invalid dryRun parameter: unsupported value "${v}", supported values: "All"`);
-  return true;
-}
-
 function parseInteger(v: string, name: string): number {
   if (!/^-?\d+$/.test(v)) throw apiErrors.badRequest(`${name}: invalid value ${JSON.stringify(v)}: must be an integer`);
   return Number(v);
@@ -354,9 +297,4 @@ function parseNonNegative(v: string | null, name: string): number | undefined {
   const n = parseInteger(v, name);
   if (n < 0) throw apiErrors.badRequest(`${name}: Invalid value: ${n}: must be greater than or equal to 0`);
   return n;
-}
-
-/** Unknown or duplicate fields under fieldValidation=Warn, as upstream's `Warning: 299 - "..."` headers. */
-function setWarnings(res: ServerResponse, warnings: readonly string[]) {
-  if (warnings.length) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
 }

@@ -1,7 +1,8 @@
 // pods/ephemeralcontainers: only spec.ephemeralContainers changes, existing ones stay, new ones are validated.
 import type { KubeObject } from '@cl/apimachinery';
-import { podEphemeralContainersStrategy, validateEphemeralContainersUpdate } from './ephemeral-containers';
+import { podEphemeralContainersView, validateEphemeralContainersUpdate } from './ephemeral-containers';
 import { validatePodCreate } from './pod-validation';
+import { podStrategy } from './pods';
 
 const debug = (name: string, extra: object = {}) => ({ name, image: 'busybox', terminationMessagePolicy: 'File', ...extra });
 const pod = (ephemeralContainers?: object[], extra: { annotations?: Record<string, string> } = {}): KubeObject => ({
@@ -42,8 +43,10 @@ test('an update through the subresource keeps everything but spec.ephemeralConta
   (next.spec as { containers: Array<{ image: string }> }).containers[0].image = 'evil';
   next.metadata!.labels = { added: 'yes' };
   next.status = { phase: 'Failed' };
-  podEphemeralContainersStrategy.prepareForUpdate!(next, old);
-  expect(next).toEqual({ ...pod([debug('dbg')]), metadata: { ...old.metadata, generation: 2 } });
+  const written = podEphemeralContainersView.apply(next, structuredClone(old));
+  // As the store then updates the pod: the pod strategy bumps the generation of the changed spec.
+  podStrategy.prepareForUpdate!(written, old);
+  expect(written).toEqual({ ...pod([debug('dbg')]), metadata: { ...old.metadata, generation: 2 } });
 });
 
 test('ephemeral containers cannot be set when a pod is created', () => {

@@ -1,18 +1,11 @@
-// pods/<name>/ephemeralcontainers (upstream's podEphemeralContainersStrategy): GET answers the pod; PUT and
-// PATCH may add debugging containers to spec.ephemeralContainers and change nothing else. Existing ephemeral
-// containers may not be changed or removed, and the new ones are validated as upstream validates them.
-//
-// The generic endpoint serves POST subresources (actions) and status only, so this subresource is a second view of
-// the pods' storage with this strategy: the server routes the subresource's requests to it as if they were writes
-// of the pod itself (see `podEphemeralContainersStore`).
+// pods/<name>/ephemeralcontainers (upstream's podEphemeralContainersStrategy): a view of the pod that is the pod
+// itself. GET answers the pod; PUT and PATCH may add debugging containers to spec.ephemeralContainers and change
+// nothing else. Existing ephemeral containers may not be changed or removed, and the new ones are validated as
+// upstream validates them.
 import { fieldErrors, FieldPath, type FieldError, type KubeObject } from '@cl/apimachinery';
 import { pod as podKind } from '@cl/api';
-import type { Store } from '@cl/store';
-import type { Admission } from '../admission';
 import { jsonEqual } from '@cl/apimachinery';
-import { ResourceStore } from '../resource-store';
-import type { Strategy } from '../strategy';
-import { podTable } from './pod-printer';
+import type { SubresourceView } from '../strategy';
 import { validatePodSpec, type EphemeralContainer } from './pod-validation';
 
 const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
@@ -44,29 +37,22 @@ export function validateEphemeralContainersUpdate(o: KubeObject, old: KubeObject
   return errs;
 }
 
-export const podEphemeralContainersStrategy: Strategy = {
-  prepareForUpdate(o, old) {
-    // Everything but spec.ephemeralContainers stays as stored, metadata included (upstream's dropNonEphemeralContainerUpdates).
-    const ephemeral = podOf(o).spec?.ephemeralContainers;
-    for (const k of Object.keys(o)) if (k !== 'apiVersion' && k !== 'kind') delete o[k];
-    for (const [k, v] of Object.entries(old)) if (k !== 'apiVersion' && k !== 'kind') o[k] = structuredClone(v);
-    o.metadata = { ...o.metadata, resourceVersion: old.metadata?.resourceVersion };
-    const spec = (podOf(o).spec ??= {});
+/**
+ * The view: the pod as it is, and a written pod of which only spec.ephemeralContainers is taken (upstream's
+ * dropNonEphemeralContainerUpdates). Its resourceVersion and uid are the update's preconditions. The pod strategy's
+ * prepareForUpdate then bumps the generation of the changed spec.
+ */
+export const podEphemeralContainersView: SubresourceView = {
+  def: podKind,
+  get: (pod) => pod,
+  apply(written, current) {
+    const spec = (podOf(current).spec ??= {});
+    const ephemeral = podOf(written).spec?.ephemeralContainers;
     if (ephemeral === undefined) delete spec.ephemeralContainers;
     else spec.ephemeralContainers = ephemeral;
-    // A spec change bumps the generation (1.33).
-    if (!jsonEqual(spec, podOf(old).spec ?? {})) o.metadata.generation = (old.metadata?.generation ?? 1) + 1;
+    const meta = written.metadata ?? {};
+    current.metadata = { ...current.metadata, resourceVersion: meta.resourceVersion, ...(meta.uid ? { uid: meta.uid } : {}) };
+    return current;
   },
   validateUpdate: validateEphemeralContainersUpdate,
-  table: podTable,
 };
-
-/**
- * The pods as the ephemeralcontainers subresource writes them: the same keys in the store as the pods resource,
- * with the strategy above. Its reads and writes go straight to the store (it keeps no watch cache of its own).
- */
-export function podEphemeralContainersStore(store: Store, admission: Admission, log?: (line: string) => void): ResourceStore {
-  const view = new ResourceStore(podKind, store, podEphemeralContainersStrategy, { log });
-  view.setAdmission(admission);
-  return view;
-}

@@ -1,5 +1,5 @@
 // The kinds this server stores, each with its strategy: what `builtinResources` turns into generic stores.
-import { clusterRole, clusterRoleBinding, configMap, lease, limitRange, namespace, node, pod, priorityClass, resourceQuota, role, roleBinding, secret, serviceAccount, event, eventV1, type KindDefinition } from '@cl/api';
+import { clusterRole, clusterRoleBinding, configMap, deployment, lease, limitRange, namespace, node, pod, priorityClass, replicaSet, resourceQuota, role, roleBinding, secret, serviceAccount, event, eventV1, type KindDefinition } from '@cl/api';
 import type { LeaseManager, Store } from '@cl/store';
 import { ResourceStore, type StorageConversion } from '../resource-store';
 import type { Strategy } from '../strategy';
@@ -13,6 +13,9 @@ import { leaseStrategy } from './leases';
 import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac';
 import { limitRangeStrategy } from './limit-ranges';
 import { resourceQuotaStrategy } from './resource-quotas';
+import { deploymentStrategy } from './deployments';
+import { replicaSetStrategy } from './replicasets';
+import { podEphemeralContainersView } from './ephemeral-containers';
 
 export interface BuiltinOptions {
   /** How long events live (--event-ttl), in seconds. */
@@ -31,13 +34,15 @@ export function builtinKinds(opts: BuiltinOptions): BuiltinKind[] {
   return [
     { def: namespace, strategy: namespaceStrategy },
     { def: node, strategy: nodeStrategy },
-    { def: pod, strategy: podStrategy },
+    { def: pod, strategy: { ...podStrategy, views: { ephemeralcontainers: podEphemeralContainersView } } },
     { def: configMap, strategy: configMapStrategy },
     { def: secret, strategy: secretStrategy },
     { def: serviceAccount, strategy: serviceAccountStrategy },
     { def: limitRange, strategy: limitRangeStrategy },
     { def: resourceQuota, strategy: resourceQuotaStrategy },
     { def: event, strategy: eventStrategy(opts.eventTtlSeconds) },
+    { def: deployment, strategy: deploymentStrategy },
+    { def: replicaSet, strategy: replicaSetStrategy },
     { def: lease, strategy: leaseStrategy },
     { def: eventV1, strategy: eventV1Strategy(opts.eventTtlSeconds), storage: eventsV1Storage },
     { def: priorityClass, strategy: priorityClassStrategy },
@@ -53,4 +58,5 @@ export function builtinResources(store: Store, opts: BuiltinOptions): ResourceSt
 }
 
 export { NAMESPACE_FINALIZER } from './namespaces';
-export { podEphemeralContainersStore } from './ephemeral-containers';
+export { podEphemeralContainersView } from './ephemeral-containers';
+export { replicasScaleView } from './scale';

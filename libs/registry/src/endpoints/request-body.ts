@@ -1,0 +1,93 @@
+// The request and response bodies of the REST verbs: reading a body of an accepted media type, decoding it as a
+// kind (JSON or protobuf; unknown fields as fieldValidation says), applying a patch of any of the three types,
+// the query parameters every write reads (fieldValidation, dryRun), and writing an object back as JSON or a Table.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { apiVersionOf, decode, decodeProtobuf, DecodeError, parseFieldValidation, patchStrategyAt, PROTOBUF_CONTENT_TYPE, type FieldValidation, type KindDefinition } from '@cl/api';
+import { ApiError, apiErrors, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError, statusFailure, type KubeObject } from '@cl/apimachinery';
+import type { Strategy } from '../strategy';
+import { mediaType, responseForm, TABLE_CONTENT_TYPE } from './negotiation';
+import { writeJson, writeText, wantsPretty } from './respond';
+import { parseIncludeObject, toTable } from './table';
+
+export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+// Bodies of create and update: JSON (no Content-Type is read as JSON), or the protobuf typed clients send.
+export const OBJECT_TYPES = ['application/json', PROTOBUF_CONTENT_TYPE, ''];
+
+/** The body of a request whose media type is one of `accepted` (415 otherwise). */
+export async function readBodyOf(req: IncomingMessage, accepted: readonly string[], readBody: (req: IncomingMessage) => Promise<Buffer>): Promise<Buffer> {
+  const type = mediaType(req);
+  if (!accepted.includes(type)) throw apiErrors.unsupportedMediaType(accepted.filter(Boolean));
+  return readBody(req);
+}
+
+/** A body as the kind `def` (a resource's, or a view's), with the warnings of fieldValidation=Warn. */
+export function decodeBody(def: KindDefinition, body: Buffer | string, fv: FieldValidation, protobuf = false): { object: KubeObject; warnings: string[] } {
+  try {
+    // A protobuf body has no unknown fields to report: it is decoded by field number, then checked as JSON.
+    const decoded = protobuf ? decode(def, JSON.stringify(decodeProtobuf(def, body as Buffer)), 'Ignore') : decode(def, body, fv);
+    const object = decoded.object as KubeObject;
+    const apiVersion = apiVersionOf(def);
+    if (object.apiVersion && object.apiVersion !== apiVersion) throw apiErrors.badRequest(`the API version in the data (${object.apiVersion}) does not match the expected API version (${apiVersion})`);
+    if (object.kind && object.kind !== def.kind) throw apiErrors.badRequest(`the kind in the data (${object.kind}) does not match the expected kind (${def.kind})`);
+    return { object, warnings: decoded.warnings };
+  } catch (e) {
+    if (e instanceof DecodeError) throw apiErrors.badRequest(e.message);
+    throw e;
+  }
+}
+
+/** A patch, read from a body of one of the patch types: how it applies to an object of a kind. */
+export interface Patch {
+  apply(current: unknown, def: KindDefinition, fv: FieldValidation): unknown;
+}
+
+export async function readPatch(req: IncomingMessage, readBody: (req: IncomingMessage) => Promise<Buffer>): Promise<Patch> {
+  const type = mediaType(req);
+  const raw = await readBodyOf(req, PATCH_TYPES, readBody);
+  let patch: unknown;
+  try {
+    patch = JSON.parse(raw.toString('utf8'));
+  } catch (e) {
+    throw apiErrors.badRequest(`error decoding patch: ${(e as Error).message}`);
+  }
+  return {
+    apply(current, def, fv) {
+      try {
+        if (type === 'application/json-patch+json') return applyJsonPatch(current, patch, { fieldValidation: fv });
+        if (type === 'application/merge-patch+json') return applyMergePatch(current, patch, { fieldValidation: fv });
+        return applyStrategicMergePatch(current, patch, (path) => patchStrategyAt(def, path));
+      } catch (e) {
+        if (e instanceof PatchError) throw new ApiError(statusFailure(e.code, e.reason, e.statusMessage));
+        throw e;
+      }
+    },
+  };
+}
+
+/** An object as JSON, or as a one-row Table of `strategy`'s columns when the client asks for one. */
+export function respondObject(req: IncomingMessage, res: ServerResponse, strategy: Pick<Strategy, 'table'>, code: number, object: KubeObject, q: URLSearchParams) {
+  if (responseForm(req) === 'table') {
+    return writeJson(req, res, code, toTable(strategy, [object], object.metadata?.resourceVersion, parseIncludeObject(q.get('includeObject'))), TABLE_CONTENT_TYPE);
+  }
+  if (wantsPretty(req)) return writeJson(req, res, code, object);
+  writeText(res, code, JSON.stringify(object) + '\n');
+}
+
+export function fieldValidation(q: URLSearchParams): FieldValidation {
+  try {
+    return parseFieldValidation(q.get('fieldValidation'));
+  } catch (e) {
+    throw apiErrors.badRequest((e as Error).message);
+  }
+}
+
+export function parseDryRun(values: string[]): boolean {
+  if (values.length === 0) return false;
+  for (const v of values) if (v !== 'All') throw apiErrors.badRequest(`Invalid dryRun parameter: unsupported value "${v}", supported values: "All"`);
+  return true;
+}
+
+/** Unknown or duplicate fields under fieldValidation=Warn, as upstream's `Warning: 299 - "..."` headers. */
+export function setWarnings(res: ServerResponse, warnings: readonly string[]) {
+  if (warnings.length) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+}
