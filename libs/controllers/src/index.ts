@@ -1,0 +1,18 @@
+export type { Controller, ControllerContext, ControllerLog } from './controller';
+export { NodeLifecycleController, NODE_LIFECYCLE_DEFAULTS, NODE_CONTROLLER_NAME, type NodeLifecycleOptions } from './node-lifecycle/node-lifecycle-controller';
+export { observeNodeHealth, unknownConditions, heartbeatExpired, STOPPED_POSTING, NEVER_POSTED, type NodeHealth } from './node-lifecycle/node-health';
+export { noScheduleTaintsFor, noScheduleTaintChanges, noExecuteTaintFor } from './node-lifecycle/condition-taints';
+export { computeZoneState, zoneKey, type ZoneState } from './node-lifecycle/zone-state';
+export { TaintEvictionController, TAINT_EVICTION_CONTROLLER_NAME, type TaintEvictionOptions } from './taint-eviction/taint-eviction-controller';
+export { evictionTime } from './taint-eviction/eviction-time';
+export { PodGCController, POD_GC_DEFAULTS, type PodGCOptions } from './pod-gc/pod-gc-controller';
+export { terminatedPodsToDelete } from './pod-gc/pod-gc-decisions';
+export { RootCACertPublisher, ROOT_CA_CONFIGMAP, ROOT_CA_DESCRIPTION, type RootCACertPublisherOptions } from './root-ca/root-ca-publisher';
+export type { Taint, Toleration } from './core-v1/types';
+export { ReplicaSetController, type ReplicaSetControllerOptions } from './replicaset/replicaset-controller';
+export { DeploymentController, type DeploymentControllerOptions } from './deployment/deployment-controller';
+export { podsToDelete, deleteBefore, deletionCost, POD_DELETION_COST_ANNOTATION } from './replicaset/pods-to-delete';
+export { podTemplateHash, templatesEqualIgnoringHash, POD_TEMPLATE_HASH_LABEL } from './deployment/template-hash';
+export { resolveFenceposts, maxSurge, maxUnavailable } from './deployment/fenceposts';
+export { REVISION_ANNOTATION, DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION } from './deployment/revisions';
+export type { Deployment, ReplicaSet } from './workloads/types';
