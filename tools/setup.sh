@@ -5,8 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# CL_PKGS=node (npm start's cluster) wants only what the node runs; the tests want every peer.
+pairs="etcd:etcd-server containerd:containerd runc:runc tinyproxy:tinyproxy squid:squid busybox:busybox-static"
+[ "${CL_PKGS:-}" = node ] && pairs="containerd:containerd runc:runc busybox:busybox-static"
 need_pkgs=()
-for pair in etcd:etcd-server containerd:containerd runc:runc tinyproxy:tinyproxy squid:squid busybox:busybox-static; do
+for pair in $pairs; do
   cmd=${pair%%:*} pkg=${pair#*:}
   command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || [ -x "/usr/bin/$cmd" ] || need_pkgs+=("$pkg")
 done

@@ -16,6 +16,8 @@ export interface InProcessContext {
   log: Logger;
   /** `log` in the libraries' shape. */
   structured: StructuredLog;
+  /** The serving certificate (PEM, with its chain): what clients of this server verify it by. */
+  servingCert: Buffer;
 }
 
 export interface InProcessController {
@@ -39,6 +41,20 @@ const VERBOSITY: Record<string, number> = {
   'Watch expired, relisting': 4,
   'Listing again at the latest resourceVersion': 4,
   'Watch failed, retrying from the last resourceVersion': 4,
+  // @cl/controllers' routine lines, at kube-controller-manager's levels (replica_set.go, gc_controller.go,
+  // node_lifecycle_controller.go, taint_eviction.go); their failures stay errors.
+  'Error syncing deployment': 2,
+  'Found a hash collision for deployment - bumping collisionCount to resolve it': 2,
+  'Too few replicas': 2,
+  'Too many replicas': 2,
+  'Deleting pod': 2,
+  'Garbage collecting pods': 4,
+  'PodGC is force deleting Pod': 2,
+  'Forced deletion of orphaned Pod succeeded': 0,
+  'Forced deletion of unscheduled terminating Pod succeeded': 0,
+  'Controller detected that all Nodes are not-Ready. Entering master disruption mode': 0,
+  'Controller detected that some Nodes are Ready. Exiting master disruption mode': 0,
+  'Controller detected that zone is now in new state': 0,
 };
 
 /** klog's structured form (`"msg" key="value"`) on the API server's logger. */
@@ -56,7 +72,7 @@ export function structuredLog(log: Logger): StructuredLog {
  * Builds the loopback client (the config is resolved first: it checks the serving certificate), the shared
  * informers and the controllers, and starts them; `stop()` may come at any point of that.
  */
-export function startInProcessControllers(factories: InProcessControllerFactory[], loopback: () => Promise<ClientConfig>, log: Logger): InProcessControllers {
+export function startInProcessControllers(factories: InProcessControllerFactory[], loopback: () => Promise<ClientConfig>, log: Logger, servingCert: Buffer): InProcessControllers {
   let stopping = false;
   let running: { client: KubeClient; informers: SharedInformers; controllers: InProcessController[] } | undefined;
   const starting = (async () => {
@@ -64,7 +80,7 @@ export function startInProcessControllers(factories: InProcessControllerFactory[
     if (stopping) return;
     const client = new KubeClient(config);
     const informers = new SharedInformers(client, { log: structuredLog(log) });
-    const ctx: InProcessContext = { client, informers, log, structured: structuredLog(log) };
+    const ctx: InProcessContext = { client, informers, log, structured: structuredLog(log), servingCert };
     running = { client, informers, controllers: factories.map((f) => f(ctx)) };
     await informers.start();
     for (const c of running.controllers) if (!stopping) await c.start();

@@ -7,6 +7,7 @@ import { AuthenticationSetupError, authenticationGroup, authenticationGroupVersi
 import { buildAuthorization } from './authz';
 import { loadConfigFiles, initializeAdmission } from './config-files';
 import { inProcessScheduler } from './in-process';
+import { controllerFactories } from './controllers';
 import { createLogger } from './logger';
 import { metricsRegistry } from './metrics';
 import { apiserverFlags, parseCommandLine } from './options';
@@ -114,7 +115,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         log: (l) => log.info(l),
       }),
     loopbackToken: loopback.token,
-    controllers: cl.options.enableScheduler ? [inProcessScheduler] : [],
+    controllers: [...(cl.options.enableScheduler ? [inProcessScheduler] : []), ...controllerFactories(cl.options.controllers)],
     onClose: async () => {
       authentication.close();
       await authz.close();

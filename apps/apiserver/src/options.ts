@@ -2,6 +2,7 @@
 // data store flags under the spec's `store` name (`--store-servers` for upstream's `--etcd-servers`).
 import { FlagSet, types, ipType, levelType, formatDuration } from '@cl/flags';
 import { validateAdmissionFlags } from './admission';
+import { KNOWN_CONTROLLERS, validateControllerOptions, type ControllerOptions } from './controllers';
 import { addAuthenticationFlags } from './authn/flags';
 import { addAuthorizationFlags, authorizationOptions, validateAuthorizationOptions, type AuthorizationOptions } from './authz/flags';
 
@@ -29,6 +30,8 @@ export interface ApiserverOptions {
   eventTtlMs: number;
   /** --enable-scheduler: run @cl/scheduler in this process. */
   enableScheduler: boolean;
+  /** The in-process controllers (@cl/controllers) and their settings, kube-controller-manager's flags. */
+  controllers: ControllerOptions;
   verbosity: number;
   authorization: AuthorizationOptions;
   /** Every flag value by name, for the modules that read their own flags (authentication, authorization). */
@@ -64,6 +67,13 @@ export function apiserverFlags(): FlagSet {
     .add({ name: 'enable-admission-plugins', type: types.stringSlice, default: [], section: 'Admission flags', usage: 'admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, ServiceAccount, TaintNodesByCondition, Priority, DefaultTolerationSeconds). Comma-delimited list of admission plugins: DefaultTolerationSeconds, NamespaceLifecycle, Priority, ServiceAccount, TaintNodesByCondition. The order of plugins in this flag does not matter.' })
     .add({ name: 'disable-admission-plugins', type: types.stringSlice, default: [], section: 'Admission flags', usage: 'admission plugins that should be disabled although they are in the default enabled plugins list (NamespaceLifecycle, ServiceAccount, TaintNodesByCondition, Priority, DefaultTolerationSeconds). The order of plugins in this flag does not matter.' })
     .add({ name: 'enable-scheduler', type: types.bool, default: true, section: 'Scheduler flags', usage: 'Run the scheduler (@cl/scheduler) in this process; turn it off to run a scheduler elsewhere.' })
+    .add({ name: 'controllers', type: types.stringSlice, default: ['*'], section: 'Controller flags', usage: `A list of controllers to run in this process. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'.\nAll controllers: ${KNOWN_CONTROLLERS.join(', ')}` })
+    .add({ name: 'node-monitor-period', type: types.duration, default: 5000, section: 'Controller flags', usage: 'The period for syncing NodeStatus in cloud-node-lifecycle-controller.' })
+    .add({ name: 'node-monitor-grace-period', type: types.duration, default: 50_000, section: 'Controller flags', usage: 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy. Must be N times more than kubelet\'s nodeStatusUpdateFrequency, where N means number of retries allowed for kubelet to post node status.' })
+    .add({ name: 'node-startup-grace-period', type: types.duration, default: 60_000, section: 'Controller flags', usage: 'Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.' })
+    .add({ name: 'node-eviction-rate', type: types.float64, default: 0.1, section: 'Controller flags', usage: 'Number of nodes per second on which pods are deleted in case of node failure when a zone is healthy (see --unhealthy-zone-threshold for definition of healthy/unhealthy). Zone refers to entire cluster in non-multizone clusters.' })
+    .add({ name: 'terminated-pod-gc-threshold', type: types.int32, default: 12500, section: 'Controller flags', usage: 'Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled.' })
+    .add({ name: 'root-ca-file', type: types.string, default: '', section: 'Controller flags', usage: "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle. Published in every namespace's kube-root-ca.crt ConfigMap; by default the CA of the serving certificate." })
     .add({ name: 'event-ttl', type: types.duration, default: 60 * 60_000, section: generic, usage: 'Amount of time to retain events.' })
     .add({ name: 'anonymous-auth', type: types.bool, default: true, section: 'Authentication flags', usage: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.' })
     .add({ name: 'v', shorthand: 'v', type: levelType, default: 0, section: 'Logs flags', usage: 'number for the log level verbosity' })
@@ -111,6 +121,15 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     disableAdmissionPlugins: v['disable-admission-plugins'] as string[],
     eventTtlMs: v['event-ttl'] as number,
     enableScheduler: v['enable-scheduler'] as boolean,
+    controllers: {
+      enabled: v['controllers'] as string[],
+      nodeMonitorPeriodMs: v['node-monitor-period'] as number,
+      nodeMonitorGracePeriodMs: v['node-monitor-grace-period'] as number,
+      nodeStartupGracePeriodMs: v['node-startup-grace-period'] as number,
+      nodeEvictionRate: v['node-eviction-rate'] as number,
+      terminatedPodGCThreshold: v['terminated-pod-gc-threshold'] as number,
+      rootCAFile: v['root-ca-file'] as string,
+    },
     verbosity: v['v'] as number,
     authorization: authorizationOptions(v),
     values: v,
@@ -130,6 +149,7 @@ export function validateOptions(o: ApiserverOptions): string[] {
     errs.push(`--secure-port ${o.securePort} must be between 1 and 65535, inclusive. It cannot be turned off with 0`);
   }
   if (o.livezGracePeriodMs < 0) errs.push('--livez-grace-period can not be a negative value');
+  errs.push(...validateControllerOptions(o.controllers));
   if (o.shutdownDelayMs < 0) errs.push('--shutdown-delay-duration can not be negative value');
   if ((o.tlsCertFile === '') !== (o.tlsPrivateKeyFile === '')) {
     errs.push('--tls-cert-file and --tls-private-key-file must be specified together');

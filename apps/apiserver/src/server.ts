@@ -355,7 +355,7 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     const token = parts.loopbackToken;
     if (stopping || !token || !parts.controllers?.length) return;
     const target = { bindAddress: opts.bindAddress, port: address.port, servingCert: tls.cert, token };
-    controllers = startInProcessControllers(parts.controllers, () => loopbackClientConfig(target, log), log);
+    controllers = startInProcessControllers(parts.controllers, () => loopbackClientConfig(target, log), log, Buffer.from(tls.cert));
   });
 
   const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;

@@ -80,7 +80,8 @@ async function up(argv: string[]): Promise<number> {
     const host = bind === '0.0.0.0' ? '127.0.0.1' : bind === '::' ? '[::1]' : bind.includes(':') ? `[${bind}]` : bind;
     const file = join(stateDir, 'admin.kubeconfig');
     writeFileSync(file, kubeconfig(`https://${host}:${port}`, ca, admin), { mode: 0o600 });
-    process.stdout.write(
+    // tools/cluster/up.js prints its own banner once the node is Ready too.
+    if (!process.env.CL_UP_QUIET) process.stdout.write(
       `\ncl is starting. Reach it with kubectl:\n\n  export KUBECONFIG=${file}\n  kubectl get --raw '/readyz?verbose'\n  kubectl get namespaces\n  kubectl create configmap hello --from-literal=greeting=hi && kubectl get configmaps\n\nStop it with Ctrl-C.\n\n`,
     );
   }

@@ -37,7 +37,8 @@ const NODE = (name: string) => ({
 beforeAll(async () => {
   // Binding by hand and the status as the API server leaves it: no scheduler may act on these pods (see
   // scheduler.e2e.spec.ts for the one the server runs by default).
-  api = await startApiserverProcess(['--enable-scheduler=false']);
+  // Neither a scheduler nor node lifecycle: these cases watch the API's own handling of nodes and pods.
+  api = await startApiserverProcess(['--enable-scheduler=false', '--controllers=*,-nodelifecycle']);
   await waitFor(async () => (k('get', 'ns', 'default').status === 0 ? true : undefined), 'default namespace');
 });
 afterAll(() => api?.cleanup());
@@ -51,7 +52,7 @@ test('a node registered with its status prints as kubectl prints nodes; cordon a
   expect(ok('get', 'nodes', '--field-selector', 'spec.unschedulable=true', '-o', 'name')).toBe('node/node-a\n');
   expect(ok('uncordon', 'node-a')).toBe('node/node-a uncordoned\n');
   expect(ok('taint', 'nodes', 'node-a', 'dedicated=db:NoSchedule')).toBe('node/node-a tainted\n');
-  // TaintNodesByCondition tainted the new node not-ready (a node lifecycle controller lifts it once Ready).
+  // TaintNodesByCondition tainted the new node not-ready (node lifecycle, off here, lifts it once Ready).
   expect(JSON.parse(ok('get', 'node', 'node-a', '-o', 'json')).spec.taints).toEqual(
     expect.arrayContaining([{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }, { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]),
   );

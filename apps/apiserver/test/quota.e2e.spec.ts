@@ -10,10 +10,14 @@ jest.setTimeout(180_000);
 let api: ApiserverProcess;
 const { k, ok, file } = kubectlHelpers(() => api);
 
-/** A namespace for one case, once its default service account (which pods need) exists. */
+/**
+ * A namespace for one case, once its default service account (which pods need) and its kube-root-ca.crt config
+ * map (which counts in configmap quotas) exist, as upstream's e2e framework waits for both.
+ */
 async function namespace(name: string): Promise<string> {
   ok('create', 'namespace', name);
   await waitFor(async () => (k('-n', name, 'get', 'serviceaccount', 'default').status === 0 ? true : undefined), `service account default in ${name}`);
+  await waitFor(async () => (k('-n', name, 'get', 'configmap', 'kube-root-ca.crt').status === 0 ? true : undefined), `kube-root-ca.crt in ${name}`);
   return name;
 }
 
@@ -87,18 +91,18 @@ test('ResourceQuota: the third pod of pods=2 is refused; usage falls after a del
   expect(ok('-n', ns, 'create', 'quota', 'q', '--hard=pods=2,count/configmaps=5')).toBe('resourcequota/q created\n');
   // The quota controller fills in the status; until then the quota limits nothing (as upstream).
   await waitFor(async () => (/pods: 0\/2/.test(ok('-n', ns, 'get', 'quota', 'q')) ? true : undefined), 'quota status');
-  expect(ok('-n', ns, 'get', 'quota')).toMatch(/^NAME\s+AGE\s+REQUEST\s+LIMIT\nq\s+\d+s\s+count\/configmaps: 0\/5, pods: 0\/2\s*\n$/);
+  expect(ok('-n', ns, 'get', 'quota')).toMatch(/^NAME\s+AGE\s+REQUEST\s+LIMIT\nq\s+\d+s\s+count\/configmaps: 1\/5, pods: 0\/2\s*\n$/);
 
   ok('-n', ns, 'run', 'one', '--image=nginx', '--restart=Never');
   ok('-n', ns, 'run', 'two', '--image=nginx', '--restart=Never');
   const third = k('-n', ns, 'run', 'three', '--image=nginx', '--restart=Never');
   expect(third.stderr).toBe('Error from server (Forbidden): pods "three" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2\n');
-  expect(ok('-n', ns, 'get', 'quota', 'q', '--no-headers')).toMatch(/^q\s+\d+s\s+count\/configmaps: 0\/5, pods: 2\/2\s*\n$/);
+  expect(ok('-n', ns, 'get', 'quota', 'q', '--no-headers')).toMatch(/^q\s+\d+s\s+count\/configmaps: 1\/5, pods: 2\/2\s*\n$/);
 
   ok('-n', ns, 'create', 'configmap', 'settings', '--from-literal=a=b');
   expect(ok('-n', ns, 'delete', 'pod', 'one', '--wait=false')).toBe('pod "one" deleted\n');
   await waitFor(async () => (/pods: 1\/2/.test(ok('-n', ns, 'get', 'quota', 'q')) ? true : undefined), 'usage after the delete');
-  expect(ok('-n', ns, 'describe', 'quota', 'q')).toMatch(/Resource\s+Used\s+Hard\n-+\s+-+\s+-+\ncount\/configmaps\s+1\s+5\npods\s+1\s+2\n$/);
+  expect(ok('-n', ns, 'describe', 'quota', 'q')).toMatch(/Resource\s+Used\s+Hard\n-+\s+-+\s+-+\ncount\/configmaps\s+2\s+5\npods\s+1\s+2\n$/);
   expect(ok('-n', ns, 'run', 'three', '--image=nginx', '--restart=Never')).toBe('pod/three created\n');
 });
 

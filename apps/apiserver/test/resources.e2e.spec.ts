@@ -61,7 +61,7 @@ describe.each(storeBackends)('kubectl 1.33 against the resource API on %s', (_na
     expect(out).toMatch(/FIELD:\s+data <map\[string\]string>/);
   });
 
-  test('create -f of a multi-document file, then get in every output form', () => {
+  test('create -f of a multi-document file, then get in every output form', async () => {
     const f = file(
       'multi.yaml',
       `apiVersion: v1
@@ -97,11 +97,15 @@ stringData:
     expect(y).toMatch(/uid: [0-9a-f-]{36}/);
     const j = JSON.parse(ok('get', 'cm', 'settings', '-n', 'shop', '-o', 'json'));
     expect(j.data).toEqual({ color: 'blue', size: 'large' });
-    expect(ok('get', 'cm', '-n', 'shop', '-o', 'name')).toBe('configmap/settings\n');
+    // Beside the root CA publisher's kube-root-ca.crt, which every namespace gets.
+    await waitFor(async () => (k('get', 'cm', 'kube-root-ca.crt', '-n', 'shop').status === 0 ? true : undefined), 'kube-root-ca.crt in shop');
+    expect(ok('get', 'cm', '-n', 'shop', '-o', 'name')).toBe('configmap/kube-root-ca.crt\nconfigmap/settings\n');
     expect(ok('get', 'cm', 'settings', '-n', 'shop', '-o', 'jsonpath={.data.color}')).toBe('blue');
     expect(ok('get', 'cm', '-n', 'shop', '-l', 'tier=web', '-o', 'name')).toBe('configmap/settings\n');
-    expect(ok('get', 'cm', '-n', 'shop', '-l', 'tier!=web', '-o', 'name')).toBe('');
-    expect(ok('get', 'cm', '-A', '--field-selector', 'metadata.namespace=shop', '-o', 'name')).toBe('configmap/settings\n');
+    // != also selects objects without the label.
+    expect(ok('get', 'cm', '-n', 'shop', '-l', 'tier!=web', '-o', 'name')).toBe('configmap/kube-root-ca.crt\n');
+    expect(ok('get', 'cm', '-n', 'shop', '-l', 'tier,tier!=web', '-o', 'name')).toBe('');
+    expect(ok('get', 'cm', '-A', '--field-selector', 'metadata.namespace=shop', '-o', 'name')).toBe('configmap/kube-root-ca.crt\nconfigmap/settings\n');
     // stringData became data and is not stored.
     const secret = JSON.parse(ok('get', 'secret', 'creds', '-n', 'shop', '-o', 'json'));
     expect(secret.type).toBe('Opaque');

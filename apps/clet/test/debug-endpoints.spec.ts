@@ -324,7 +324,9 @@ describe('/run, /exec, /attach, /portForward', () => {
     expect(r.status).toBe(101);
     // The first message of each channel of a port names the port (little-endian).
     expect(r.first[0]?.readUInt16LE(0)).toBe(httpPort);
-    expect(r.channels[0]!.toString()).toMatch(/^\S\S?HTTP\/1\.[01] 200 OK/s);
+    // Then the pod's bytes: the answer follows the two port bytes (which may be any bytes, spaces included).
+    expect(r.channels[0]!.subarray(0, 2).readUInt16LE(0)).toBe(httpPort);
+    expect(r.channels[0]!.subarray(2).toString()).toMatch(/^HTTP\/1\.[01] 200 OK/);
     expect(r.channels[0]!.toString()).toContain('hello-from-web\n');
   });
 });

@@ -1,9 +1,10 @@
 // The README as a new user follows it, on a fresh clone of the committed repository (what CI gets): the set-up,
-// `npm start` reaching a server that kubectl 1.33 talks to with the printed kubeconfig, the documented npx
+// `npm start` bringing up a one-node cluster that kubectl 1.33 reaches with the printed kubeconfig and runs the
+// printed example pod on, Ctrl-C stopping all of it, the documented npx
 // commands, and `.ci/run` calling the README's test command. (`npm test` itself is what runs this suite, so it
 // is not run again inside it.)
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KUBECTL, freePort, waitFor } from '@cl/testing';
@@ -46,9 +47,9 @@ test('the Quick start shows the two commands, and CI runs the test one', () => {
   expect(readFileSync(join(ROOT, '.ci', 'run'), 'utf8')).toMatch(/^npm test$/m);
 });
 
-test('npm start on a fresh clone sets itself up and serves a control plane kubectl reaches', async () => {
-  const port = await freePort();
-  server = spawn('npm', ['start', '--', `--secure-port=${port}`, '--bind-address=127.0.0.1'], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+test('npm start on a fresh clone sets itself up and runs a one-node cluster kubectl reaches', async () => {
+  const [port, nodePort] = [await freePort(), await freePort()];
+  server = spawn('npm', ['start', '--', `--secure-port=${port}`, '--bind-address=127.0.0.1', `--node-port=${nodePort}`, '--node-name=quick-start'], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   server.stdout!.on('data', (d) => (out += d));
   server.stderr!.on('data', (d) => (out += d));
@@ -56,7 +57,7 @@ test('npm start on a fresh clone sets itself up and serves a control plane kubec
   // The README: "npm start prints how to reach the server with kubectl".
   // The first start installs and builds everything, which on a busy 2-core machine can take many minutes: the
   // wait is bounded by the test's own timeout, not by a guess at the machine's speed.
-  const command = await Promise.race([waitFor(() => /export KUBECONFIG=(\S+)\n[\s\S]*kubectl get namespaces\n/.exec(out), 'the printed kubectl commands', 8400, 100), exited]);
+  const command = await Promise.race([waitFor(() => /export KUBECONFIG=(\S+)\n[\s\S]*kubectl get nodes\n {2}(kubectl run .*)\n/.exec(out), 'the printed kubectl commands', 8400, 100), exited]);
   const kubeconfig = command[1];
   const ready = await Promise.race([
     waitFor(() => {
@@ -73,6 +74,34 @@ test('npm start on a fresh clone sets itself up and serves a control plane kubec
   expect(kube('get', 'namespaces').stdout).toMatch(/^NAME\s+STATUS\s+AGE\ndefault\s+Active\s+/);
   expect(kube('create', 'configmap', 'hello', '--from-literal=greeting=hi').stdout).toBe('configmap/hello created\n');
   expect(kube('get', 'configmaps', 'hello', '-o', 'jsonpath={.data.greeting}').stdout).toBe('hi');
+  // The banner is printed once the node is Ready; its `kubectl run` example runs a pod on it.
+  expect(kube('get', 'nodes').stdout).toMatch(/^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\nquick-start\s+Ready\s+/);
+  const run = command[2].split(' ').slice(1);
+  expect(kube(...run).stdout).toBe('pod/hello created\n');
+  const phase = await Promise.race([
+    waitFor(() => kube('get', 'pod', 'hello', '-o', 'jsonpath={.status.phase}').stdout === 'Running' || undefined, 'the example pod to run', 1500, 200),
+    exited,
+  ]);
+  expect(phase).toBe(true);
+  expect(kube('get', 'pod', 'hello', '-o', 'jsonpath={.spec.nodeName}').stdout).toBe('quick-start');
+});
+
+test('Ctrl-C stops the cluster and leaves no process or mount behind', async () => {
+  const exit = new Promise<number | string | null>((r) => server!.once('exit', (code, signal) => r(code ?? signal)));
+  // A terminal's Ctrl-C: SIGINT to the whole foreground process group (npm, the script and its children). npm
+  // waits for the script, then ends as the signal asked (by the signal itself, or 0 after a clean stop).
+  process.kill(-server!.pid!, 'SIGINT');
+  expect([0, 'SIGINT']).toContain(await exit);
+  const left: string[] = [];
+  for (const p of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(clone)) left.push(p);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  expect(left).toEqual([]);
+  expect(readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((l) => l.includes(clone))).toEqual([]);
 });
 
 test('the README\'s npx commands work as written in the clone', () => {

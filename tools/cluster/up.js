@@ -1,0 +1,266 @@
+#!/usr/bin/env node
+'use strict';
+// The README's main job with a node: the API server (with its scheduler and controllers), a containerd for the
+// node and the node agent registered as this machine, all on embedded defaults under one state directory
+// (default ./.cl), as k3s brings up a one-node cluster with one command. Ctrl-C stops everything it started,
+// pods included, and leaves no process or mount behind; the next start reuses the state (same node, same
+// objects, images already imported).
+//
+//   node tools/cluster/up.js [--state-dir=DIR] [--no-node] [--node-name=NAME] [--node-port=PORT]
+//                            [--clet-arg=--flag=value ...] [API server flags ...]
+//
+// The containerd is always a private one (tools/containerd/harness.js, state under DIR/containerd) unless
+// --clet-arg=--container-runtime-endpoint=... names another: a private one is the only containerd whose
+// containers this script may stop on Ctrl-C, and importing the locally built images into it touches nothing of
+// the host's. Needs the apps built (tools/start.sh builds them).
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const https = require('node:https');
+const { spawn } = require('node:child_process');
+
+const ROOT = path.join(__dirname, '..', '..');
+const APISERVER_UP = path.join(ROOT, 'apps/apiserver/dist/up.js');
+const CLET_MAIN = path.join(ROOT, 'apps/clet/dist/main.js');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Splits this script's own options from the API server's flags (which pass through untouched). */
+function parseArgs(argv) {
+  const opts = { stateDir: path.resolve('.cl'), node: true, nodeName: os.hostname().toLowerCase(), nodePort: '10250', cletArgs: [], apiserverArgs: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const [name, inline] = a.startsWith('--') ? [a.slice(2).split('=')[0], a.includes('=') ? a.slice(a.indexOf('=') + 1) : undefined] : [undefined, undefined];
+    const value = () => (inline !== undefined ? inline : argv[++i]);
+    if (name === 'state-dir') opts.stateDir = path.resolve(value());
+    else if (name === 'no-node') opts.node = false;
+    else if (name === 'node-name') opts.nodeName = value();
+    else if (name === 'node-port') opts.nodePort = value();
+    else if (name === 'clet-arg') opts.cletArgs.push(value());
+    else opts.apiserverArgs.push(a);
+  }
+  return opts;
+}
+
+/** A child whose output goes to a log file; `exited` resolves with its exit code. */
+function startLogged(args, logFile, env = process.env) {
+  const fd = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, args, { stdio: ['ignore', fd, fd], env });
+  fs.closeSync(fd);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+  return { child, exited, logFile };
+}
+
+function tail(file, bytes = 4000) {
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    return text.slice(-bytes);
+  } catch {
+    return '';
+  }
+}
+
+/** The cluster, server and admin credentials of the kubeconfig the API server's up.js writes. */
+function readKubeconfig(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  const field = (name) => new RegExp(`${name}: (\\S+)`).exec(text)?.[1];
+  const b64 = (name) => Buffer.from(field(name) ?? '', 'base64').toString('utf8');
+  return { text, server: field('server'), ca: b64('certificate-authority-data'), cert: b64('client-certificate-data'), key: b64('client-key-data') };
+}
+
+/** GET over TLS with the admin credentials; resolves { status, body } or rejects on a connection error. */
+function get(kc, urlPath) {
+  return new Promise((resolve, reject) => {
+    const req = https.get(new URL(urlPath, kc.server), { ca: kc.ca, cert: kc.cert, key: kc.key, timeout: 5000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode, body }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+  });
+}
+
+/** Waits for `check` to return a value, failing fast when `child` exits first. */
+async function until(what, check, proc) {
+  for (;;) {
+    if (proc && proc.child.exitCode !== null) throw new Error(`${what}: the process exited (${proc.child.exitCode}); the end of ${proc.logFile}:\n${tail(proc.logFile)}`);
+    const v = await check().catch(() => undefined);
+    if (v) return v;
+    await sleep(100);
+  }
+}
+
+/**
+ * The node's kubeconfig: the admin's cluster entry (this start's address and serving CA) with a client
+ * certificate of its own (system:node:<name> in system:nodes), issued once by the state's client CA and kept.
+ */
+async function nodeKubeconfig(stateDir, admin, nodeName) {
+  const pki = path.join(stateDir, 'pki');
+  const [crt, key] = [path.join(pki, `node-${nodeName}.crt`), path.join(pki, `node-${nodeName}.key`)];
+  if (!fs.existsSync(crt) || !fs.existsSync(key)) {
+    const { issueClientCert } = require(path.join(ROOT, 'libs/pki'));
+    const ca = { certPem: fs.readFileSync(path.join(pki, 'client-ca.crt'), 'utf8'), keyPem: fs.readFileSync(path.join(pki, 'client-ca.key'), 'utf8') };
+    const pair = await issueClientCert(ca, { cn: `system:node:${nodeName}`, groups: ['system:nodes'] });
+    fs.writeFileSync(key, pair.keyPem, { mode: 0o600 });
+    fs.writeFileSync(crt, pair.certPem, { mode: 0o644 });
+  }
+  const b64 = (f) => fs.readFileSync(f).toString('base64');
+  const text = admin.text
+    .replace(/client-certificate-data: \S+/, `client-certificate-data: ${b64(crt)}`)
+    .replace(/client-key-data: \S+/, `client-key-data: ${b64(key)}`)
+    .replace(/cl-admin/g, `system:node:${nodeName}`);
+  const file = path.join(stateDir, 'node.kubeconfig');
+  fs.writeFileSync(file, text, { mode: 0o600 });
+  return file;
+}
+
+function writeCletConfig(dir, stateDir, endpoint) {
+  const file = path.join(dir, 'config.yaml');
+  fs.mkdirSync(path.join(dir, 'manifests'), { recursive: true });
+  fs.writeFileSync(
+    file,
+    [
+      'apiVersion: kubelet.config.k8s.io/v1beta1',
+      'kind: KubeletConfiguration',
+      // Its server answers clients with certificates of the cluster's client CA (the admin's), nobody else.
+      `authentication: {anonymous: {enabled: false}, webhook: {enabled: false}, x509: {clientCAFile: ${JSON.stringify(path.join(stateDir, 'pki', 'client-ca.crt'))}}}`,
+      'authorization: {mode: AlwaysAllow}',
+      // A laptop or CI machine often has swap or cgroup v1: the agent warns instead of refusing to start.
+      'failSwapOn: false',
+      'failCgroupV1: false',
+      `staticPodPath: ${JSON.stringify(path.join(dir, 'manifests'))}`,
+      `containerRuntimeEndpoint: ${JSON.stringify(endpoint)}`,
+      'address: 127.0.0.1',
+      'readOnlyPort: 0',
+      'healthzPort: 0',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+async function up(argv) {
+  const opts = parseArgs(argv);
+  if (!opts.node) {
+    // The control plane alone: the API server's own up.js, in this process's place.
+    process.argv = [process.argv[0], APISERVER_UP, `--state-dir=${opts.stateDir}`, ...opts.apiserverArgs];
+    require(APISERVER_UP);
+    return undefined;
+  }
+  const logs = path.join(opts.stateDir, 'logs');
+  fs.mkdirSync(logs, { recursive: true });
+  const started = [];
+  let stopping = false;
+  let stopAll;
+  // One stop however many times it is asked for: every caller waits for the same one.
+  const stop = () => {
+    stopping = true;
+    stopAll ??= (async () => {
+      // The node first (its agent, then containerd with every container), the control plane last.
+      for (const s of [...started].reverse()) await s.stop().catch((e) => process.stderr.write(`stopping: ${e.message}\n`));
+    })();
+    return stopAll;
+  };
+  const stopped = new Promise((resolve) => {
+    // Ctrl-C reaches npm and this script alike, and npm passes it on: later signals must not cut the ordered
+    // stop short (that would leave shims, mounts and network namespaces behind).
+    const bye = () => {
+      if (!stopping) process.stdout.write('Stopping the node agent, the containers and the API server...\n');
+      void stop().then(() => resolve(0));
+    };
+    process.on('SIGINT', bye);
+    process.on('SIGTERM', bye);
+    process.on('SIGHUP', bye);
+  });
+  const childStop = (proc) => async () => {
+    if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGTERM');
+    await proc.exited;
+  };
+
+  try {
+    const kubeconfigFile = path.join(opts.stateDir, 'admin.kubeconfig');
+    const apiserver = startLogged([APISERVER_UP, `--state-dir=${opts.stateDir}`, ...opts.apiserverArgs], path.join(logs, 'apiserver.log'), { ...process.env, CL_UP_QUIET: '1' });
+    started.push({ stop: childStop(apiserver) });
+    const startedAt = Date.now();
+    // up.js rewrites the kubeconfig once the serving pair exists; read it after the server answers.
+    await until('the API server to be ready', async () => {
+      if (!fs.existsSync(kubeconfigFile) || fs.statSync(kubeconfigFile).mtimeMs < startedAt - 1000) return undefined;
+      const r = await get(readKubeconfig(kubeconfigFile), '/readyz');
+      return r.status === 200;
+    }, apiserver);
+    const admin = readKubeconfig(kubeconfigFile);
+
+    let endpoint = opts.cletArgs.find((a) => a.startsWith('--container-runtime-endpoint='))?.split('=')[1];
+    if (!endpoint) {
+      const { startContainerd, ensureTestImages } = require('../containerd/harness.js');
+      if (stopping) return await stopped;
+      const ctd = await startContainerd({ dir: path.join(opts.stateDir, 'containerd'), keepDir: true });
+      started.push({ stop: () => ctd.stop() });
+      ensureTestImages(ctd.socket);
+      endpoint = ctd.endpoint;
+    }
+    if (stopping) return await stopped;
+    const cletDir = path.join(opts.stateDir, 'clet');
+    const config = writeCletConfig(cletDir, opts.stateDir, endpoint);
+    const clet = startLogged(
+      [
+        CLET_MAIN,
+        `--config=${config}`,
+        `--clconfig=${await nodeKubeconfig(opts.stateDir, admin, opts.nodeName)}`,
+        `--root-dir=${path.join(cletDir, 'root')}`,
+        `--cert-dir=${path.join(cletDir, 'pki')}`,
+        `--hostname-override=${opts.nodeName}`,
+        `--port=${opts.nodePort}`,
+        '--node-ip=127.0.0.1',
+        ...opts.cletArgs,
+      ],
+      path.join(logs, 'clet.log'),
+    );
+    started.push({ stop: childStop(clet) });
+    await until(`the node ${opts.nodeName} to be Ready`, async () => {
+      const r = await get(admin, `/api/v1/nodes/${opts.nodeName}`);
+      if (r.status !== 200) return undefined;
+      return JSON.parse(r.body).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+    }, clet);
+    process.stdout.write(
+      [
+        '',
+        `cl is running: a one-node cluster (node ${opts.nodeName}). Reach it with kubectl:`,
+        '',
+        `  export KUBECONFIG=${kubeconfigFile}`,
+        '  kubectl get nodes',
+        '  kubectl run hello --image=docker.io/cl/busybox:test -- sleep 3600',
+        '  kubectl get pods -o wide',
+        '',
+        `The node has the locally built image docker.io/cl/busybox:test (no registry needed). Logs: ${logs}/.`,
+        'Stop it with Ctrl-C.',
+        '',
+        '',
+      ].join('\n'),
+    );
+    // Any part exiting on its own ends the cluster: a half-cluster is worse than a clear stop.
+    const failed = await Promise.race([stopped, apiserver.exited.then((c) => ({ who: 'apiserver', code: c, log: apiserver.logFile })), clet.exited.then((c) => ({ who: 'clet', code: c, log: clet.logFile }))]);
+    // A part exiting because Ctrl-C began the stop is no failure: wait for the whole stop.
+    if (typeof failed !== 'object' || stopping) return await stopped;
+    process.stderr.write(`${failed.who} exited (${failed.code}); the end of ${failed.log}:\n${tail(failed.log)}\n`);
+    await stop();
+    return 1;
+  } catch (e) {
+    if (stopping) return await stopped;
+    process.stderr.write(`Error: ${e.message}\n`);
+    await stop();
+    return 1;
+  }
+}
+
+up(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exit(code);
+  },
+  (e) => {
+    process.stderr.write(`Error: ${e.stack ?? e}\n`);
+    process.exit(1);
+  },
+);
