@@ -178,6 +178,25 @@ test.each([
   }
 });
 
+test('container GC leaves a start under way alone: a created container of a desired pod keeps the exited one it replaces', async () => {
+  const uid = `restarting${Date.now()}`;
+  const sb = await sandbox(uid, path.join(tmp, 'gc-logs', `default_gc-${uid}_${uid}`));
+  const [exited] = await deadInstances(sb, uid, 'c', 1);
+  // The next instance, created by the pod worker and not started yet.
+  const created = await cri.createContainer(sb.id, { metadata: { name: 'c', attempt: 1 }, image: { image: images.busybox }, command: ['true'], labels: { [UID]: uid, [NAME]: 'c' }, logPath: 'c/1.log' }, sb.config);
+  const removed = await collectContainers(cri, { minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 }, (u) => u === uid, (l) => logs.push(entryText(l)));
+  expect(removed.containers).toEqual([]);
+  const left = new Set((await cri.listContainers()).map((c) => c.id));
+  expect([left.has(exited), left.has(created)]).toEqual([true, true]);
+  // Once it has run, it is the newest dead instance, and the older one goes.
+  await cri.startContainer(created);
+  await waitFor('the new instance to exit', async () => (await cri.containerStatus(created)).state === 'CONTAINER_EXITED');
+  expect((await collectContainers(cri, { minAgeMs: 0, maxPerPodContainer: 1, maxContainers: -1 }, (u) => u === uid, (l) => logs.push(entryText(l)))).containers).toEqual([exited]);
+  await cri.removeContainer(created);
+  await cri.stopPodSandbox(sb.id);
+  await cri.removePodSandbox(sb.id);
+});
+
 // ---- log rotation and image GC through the pod manager ----
 
 test('a container log is rotated at --container-log-max-size, keeping --container-log-max-files files', async () => {

@@ -259,10 +259,11 @@ test('pods from a manifest URL with headers, as a single pod and as a PodList', 
   const url = `http://127.0.0.1:${port}/pod.yaml`;
   httpBody = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', items: ['u1', 'u2'].map((n) => ({ metadata: { name: n }, spec: { hostNetwork: true, terminationGracePeriodSeconds: 2, containers: [sleeper()] } })) });
   // The main agent would kill this one's pods as orphans; it is stopped here and restarted (adopting
-  // its pods) by the next test.
+  // its pods) by the next test. This one reads the main agent's manifests too, so that its housekeeping does not
+  // kill their pods as orphans (the next test checks they survive with their containers).
   await mgr.stop();
   const m = createPodManager(options({
-    config: config({ staticPodPath: '', staticPodURL: url, staticPodURLHeader: { a: ['hello'], b: ['again', 'beautiful'] } }),
+    config: config({ staticPodURL: url, staticPodURLHeader: { a: ['hello'], b: ['again', 'beautiful'] } }),
   }));
   await m.start();
   try {

@@ -11,7 +11,6 @@ export { preemptionDryRun, PREEMPTION_NOT_HELPFUL, NO_PREEMPTION_VICTIMS, type P
 export { DEFAULT_FILTERS, runFilters, type FilterPlugin, type NodeStatus } from './filters';
 export { nodeUnschedulable, NODE_UNSCHEDULABLE_REASON } from './filters/node-unschedulable';
 export { taintToleration } from './filters/taint-toleration';
-export { nodeReadiness, conditionTaints, CONDITION_TAINT_KEYS } from './filters/node-readiness';
 export { nodeAffinity, nodeSelectorTermsMatch, podMatchesNodeSelectorAndAffinity, NODE_AFFINITY_REASON } from './filters/node-affinity';
 export { nodePorts, NODE_PORTS_REASON } from './filters/node-ports';
 export { nodeResourcesFit, insufficientResources, TOO_MANY_PODS_REASON } from './filters/node-resources-fit';

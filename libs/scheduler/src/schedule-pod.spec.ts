@@ -24,7 +24,7 @@ const failures: Array<[string, PodSpec, NodeInfo[], string]> = [
   [
     'one reason per node, counted and sorted',
     { requests: { cpu: '2', memory: '2Gi' } },
-    [info('a', oneCpu), info('b', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] }), info('c', { unschedulable: true }), info('d', { conditions: [{ type: 'Ready', status: 'False' }] })],
+    [info('a', oneCpu), info('b', { taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }] }), info('c', { unschedulable: true }), info('d', { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] })],
     '0/4 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) were unschedulable. ' +
       'preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling.',
   ],

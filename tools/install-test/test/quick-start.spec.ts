@@ -25,7 +25,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
+  if (server && server.exitCode === null && server.signalCode === null) {
     // npm, the start script and the server are one process group: stop all of it.
     const exit = new Promise((r) => server!.once('exit', r));
     process.kill(-server.pid!, 'SIGTERM');

@@ -68,6 +68,10 @@ export async function collectContainers(cri: CriClient, policy: ContainerGCPolic
   const units = new Map<string, CriContainer[]>();
   for (const c of all) {
     if (c.state === 'CONTAINER_RUNNING' || !c.labels[LABEL_POD_UID] || now - createdMs(c) <= policy.minAgeMs) continue;
+    // A created, not yet started container of a desired pod is a start under way, not a dead one: counting it
+    // (upstream does, but collects once a minute) would make it the unit's newest "dead" container and evict the
+    // exited one that the pod's status reads lastState from.
+    if (c.state === 'CONTAINER_CREATED' && isDesired(c.labels[LABEL_POD_UID])) continue;
     const k = `${c.labels[LABEL_POD_UID]}/${c.labels[LABEL_CONTAINER_NAME] ?? c.metadata?.name}`;
     units.set(k, [...(units.get(k) ?? []), c]);
   }

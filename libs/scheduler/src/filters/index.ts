@@ -6,7 +6,6 @@ import type { NodeInfo } from '../node-info';
 import type { Pod } from '../types';
 import { nodeAffinity } from './node-affinity';
 import { nodePorts } from './node-ports';
-import { nodeReadiness } from './node-readiness';
 import { nodeResourcesFit } from './node-resources-fit';
 import { nodeUnschedulable } from './node-unschedulable';
 import { taintToleration } from './taint-toleration';
@@ -32,12 +31,9 @@ const single =
     return reason === null ? null : [reason];
   };
 
-// NodeReadiness stands where upstream's TaintToleration would meet the condition taints: after the node's own
-// taints, which the node lifecycle controller's taints follow in spec.taints.
 export const DEFAULT_FILTERS: readonly FilterPlugin[] = [
   { name: 'NodeUnschedulable', resolvableByPreemption: false, filter: single(nodeUnschedulable) },
   { name: 'TaintToleration', resolvableByPreemption: false, filter: single(taintToleration) },
-  { name: 'NodeReadiness', resolvableByPreemption: false, filter: single(nodeReadiness) },
   { name: 'NodeAffinity', resolvableByPreemption: false, filter: single(nodeAffinity) },
   { name: 'NodePorts', resolvableByPreemption: true, filter: single(nodePorts) },
   { name: 'NodeResourcesFit', resolvableByPreemption: true, filter: nodeResourcesFit },

@@ -20,7 +20,9 @@ const cases: Array<[string, Taint[], Toleration[] | undefined, string | null]> =
   ['a taint without a value', [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }], undefined, 'node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }'],
   ['an unknown operator tolerates nothing', [gpu], [{ key: 'dedicated', operator: 'Gt', value: 'gpu' }], 'node(s) had untolerated taint {dedicated: gpu}'],
   // Judged from the conditions by the readiness filter instead: a Ready node's stale not-ready taint is no obstacle.
-  ['condition taints in spec.taints are left to node readiness', [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }], undefined, null],
+  // Readiness is a taint like any other: node lifecycle keeps it from the conditions.
+  ['the not-ready taint keeps pods off', [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }], undefined, 'node(s) had untolerated taint {node.kubernetes.io/not-ready: }'],
+  ['a pod tolerating not-ready (a DaemonSet\'s) passes', [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }], [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoSchedule' }], null],
 ];
 
 test.each(cases)('%s', (_name, taints, tolerations, want) => {
