@@ -30,6 +30,11 @@ export interface ClientConfig {
    * "we specifically don't want to rate limit watches"); the reflector's backoff paces re-watches instead.
    */
   throttleWatches?: boolean;
+  /**
+   * How many times a request answered 429 or 5xx with a Retry-After header is sent again after that many seconds
+   * (client-go's maxRetries, 10 by default; 0 turns it off). Such an answer means the server did not act on it.
+   */
+  maxRetries?: number;
 }
 
 export const JSON_MEDIA_TYPE = 'application/json';

@@ -112,14 +112,19 @@ export class KubeClient {
   }
 
   private async call<T>(method: string, pathAndQuery: string, body?: unknown, contentType = JSON_MEDIA_TYPE): Promise<T> {
-    if (this.closing.signal.aborted) throw new ClientClosedError();
-    await this.limiter?.wait(this.closing.signal);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const headers = payload ? { ...this.headers, 'Content-Type': contentType } : this.headers;
-    const { res, data } = await this.exchange(method, pathAndQuery, headers, payload);
-    const status = res.statusCode ?? 0;
-    if (status < 200 || status > 299) throw ApiError.fromResponse(status, data, method, res.headers['content-type']);
-    return decodeBody(data, res.headers['content-type']) as T;
+    const maxRetries = this.cfg.maxRetries ?? DEFAULT_MAX_RETRIES;
+    for (let attempt = 0; ; attempt++) {
+      if (this.closing.signal.aborted) throw new ClientClosedError();
+      await this.limiter?.wait(this.closing.signal);
+      const { res, data } = await this.exchange(method, pathAndQuery, headers, payload);
+      const status = res.statusCode ?? 0;
+      if (status >= 200 && status <= 299) return decodeBody(data, res.headers['content-type']) as T;
+      const wait = attempt < maxRetries ? retryAfterSeconds(status, res.headers['retry-after']) : undefined;
+      if (wait === undefined) throw ApiError.fromResponse(status, data, method, res.headers['content-type']);
+      await sleep(wait * 1000, this.closing.signal);
+    }
   }
 
   private exchange(method: string, path: string, headers: Record<string, string>, body: Buffer | undefined): Promise<{ res: IncomingMessage; data: Buffer }> {
@@ -143,6 +148,34 @@ export class KubeClient {
       });
     });
   }
+}
+
+const DEFAULT_MAX_RETRIES = 10;
+
+/**
+ * client-go's checkWait: a 429 or 5xx answer with a Retry-After of whole seconds asks to be tried again after
+ * them; anything else (no header, a date, another status) is final.
+ */
+export function retryAfterSeconds(status: number, header: string | string[] | undefined): number | undefined {
+  if (status !== 429 && (status < 500 || status > 599)) return undefined;
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\d+$/.test(value.trim())) return undefined;
+  return Number(value.trim());
+}
+
+/** Resolves after `ms`, or rejects with ClientClosedError as soon as the client closes. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      reject(new ClientClosedError());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** A JSON body parsed; a body the server says is something else (/healthz, pod logs) as text; none as undefined. */
