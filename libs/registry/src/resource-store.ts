@@ -41,6 +41,8 @@ export interface ListResult {
   items: KubeObject[];
   resourceVersion: string;
   continue?: string;
+  /** The items are the watch cache's own objects (the same instances until they change), not decoded for this list. */
+  fromCache?: boolean;
 }
 
 export interface WatchOptions {
@@ -188,7 +190,7 @@ export class ResourceStore {
     const { items, revision: at } = this.cache.list(this.listPrefix(namespace));
     const out: KubeObject[] = [];
     for (const item of items) if (!opts.filter || opts.filter(item.object)) out.push(item.object);
-    return { items: out, resourceVersion: String(at) };
+    return { items: out, resourceVersion: String(at), fromCache: true };
   }
 
   private async freshCache(revision: number): Promise<void> {

@@ -9,7 +9,7 @@ import type { ResourceStore } from '../resource-store';
 import type { SubresourceAction } from '../strategy';
 import { mediaType, responseForm, TABLE_CONTENT_TYPE } from './negotiation';
 import { decodeBody, fieldValidation, OBJECT_TYPES, parseDryRun, readBodyOf, readPatch, respondObject, setWarnings } from './request-body';
-import { writeListBody } from './serialize';
+import { ListBodyMemo, writeJoinedListBody, writeListBody } from './serialize';
 import { writeJson, writeStatus, writeText, wantsPretty } from './respond';
 import { selection } from './selection';
 import { parseIncludeObject, tableJson, tableRow, tableColumns, toTable } from './table';
@@ -40,6 +40,7 @@ export interface ResourceApiOptions {
 
 export class ResourceApi {
   private readonly byPath = new Map<string, ResourceStore>();
+  private readonly listBodies = new ListBodyMemo();
 
   constructor(
     readonly stores: readonly ResourceStore[],
@@ -137,6 +138,11 @@ export class ResourceApi {
     }
     // Assembled from each item's cached JSON: a large list costs one join, not a stringify of every object.
     const head = `{"kind":"${def.listKind}","apiVersion":"${apiVersionOf(def)}","metadata":${JSON.stringify(metadata)},"items":[`;
+    // A full list of many cached objects is joined once and reused while the collection stays the same (objects
+    // read from the store are new instances every time: those stream from their buffers instead).
+    const memoKey = `${def.group}/${def.plural}\0${ns}\0${q.get('labelSelector') ?? ''}\0${q.get('fieldSelector') ?? ''}`;
+    const joined = result.fromCache && !result.continue ? this.listBodies.joined(memoKey, result.items) : undefined;
+    if (joined) return writeJoinedListBody(res, head, joined, ']}\n');
     writeListBody(res, head, result.items, ']}\n');
   }
 
