@@ -12,7 +12,8 @@ import { createLogger } from './logger';
 import { metricsRegistry } from './metrics';
 import { apiserverFlags, parseCommandLine } from './options';
 import { startApiserver, type ServerParts } from './server';
-import { groupVersionsOf, kindDiscoveryGroups, mountResources, openApiRoutes, servedKinds } from './resources';
+import { groupVersionsOf, kindDiscoveryGroups, mountResources, openApiRoutes, servedKinds, type MountedResources } from './resources';
+import { NodeAgentClient, nodeConnectionRoutes } from './node-connection';
 import { versionInfo } from './version';
 
 // authorization.k8s.io/v1 as served by ./authz (review endpoints), for the discovery documents.
@@ -86,7 +87,24 @@ export async function main(argv: readonly string[]): Promise<number> {
       errors.push((e as Error).message);
     }
   }
-  if (errors.length > 0 || !authn || !authz) {
+  // Node agents are reached through the `cluster` selection (logs, exec, port-forward, node proxy).
+  let nodeAgents: NodeAgentClient | undefined;
+  if (optionErrors === 0) {
+    try {
+      const o = cl.options.nodeAgent;
+      nodeAgents = new NodeAgentClient({
+        dialer: egress.dialerFor('cluster'),
+        clientCertFile: o.clientCertFile || undefined,
+        clientKeyFile: o.clientKeyFile || undefined,
+        caFile: o.caFile || undefined,
+        timeoutMs: o.timeoutMs,
+      });
+    } catch (e) {
+      errors.push(`kubelet client: ${(e as Error).message}`);
+    }
+  }
+  if (errors.length > 0 || !authn || !authz || !nodeAgents) {
+    nodeAgents?.close();
     authn?.close();
     await authz?.close();
     await tracing.shutdown();
@@ -94,6 +112,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 1;
   }
   const authentication = authn;
+  const agents = nodeAgents;
+  let mounted: MountedResources | undefined;
   const kinds = servedKinds();
   const discovery = kindDiscoveryGroups(kinds);
   const parts: ServerParts = {
@@ -105,18 +125,20 @@ export async function main(argv: readonly string[]): Promise<number> {
       ...authz.routes,
       ...discoveryRoutes(discovery.core, () => [...discovery.groups, authenticationGroup, authorizationGroup]),
       ...openApiRoutes(kinds),
+      ...nodeConnectionRoutes({ stores: () => mounted?.stores, client: agents, preferredAddressTypes: cl.options.nodeAgent.preferredAddressTypes, log: (l) => log.info(l) }),
     ],
     groupVersions: [...groupVersionsOf(kinds), ...authenticationGroupVersions, ...authz.groupVersions],
     resources: (store) =>
-      mountResources(store, {
+      (mounted = mountResources(store, {
         eventTtlSeconds: Math.round(cl.options.eventTtlMs / 1000),
         enableAdmissionPlugins: cl.options.enableAdmissionPlugins,
         disableAdmissionPlugins: cl.options.disableAdmissionPlugins,
         log: (l) => log.info(l),
-      }),
+      })),
     loopbackToken: loopback.token,
     controllers: [...(cl.options.enableScheduler ? [inProcessScheduler] : []), ...controllerFactories(cl.options.controllers)],
     onClose: async () => {
+      agents.close();
       authentication.close();
       await authz.close();
     },

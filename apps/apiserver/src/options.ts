@@ -5,6 +5,7 @@ import { validateAdmissionFlags } from './admission';
 import { KNOWN_CONTROLLERS, validateControllerOptions, type ControllerOptions } from './controllers';
 import { addAuthenticationFlags } from './authn/flags';
 import { addAuthorizationFlags, authorizationOptions, validateAuthorizationOptions, type AuthorizationOptions } from './authz/flags';
+import { addNodeAgentFlags, nodeAgentOptions, validateNodeAgentOptions, type NodeAgentOptions } from './node-connection';
 
 export interface ApiserverOptions {
   bindAddress: string;
@@ -34,6 +35,8 @@ export interface ApiserverOptions {
   controllers: ControllerOptions;
   verbosity: number;
   authorization: AuthorizationOptions;
+  /** The client of node agents (logs, exec, port-forward, node proxy): the --kubelet-* flags. */
+  nodeAgent: NodeAgentOptions;
   /** Every flag value by name, for the modules that read their own flags (authentication, authorization). */
   values: Record<string, unknown>;
   /** Flags given on the command line (normalised names), for the flag-versus-file rules. */
@@ -81,6 +84,7 @@ export function apiserverFlags(): FlagSet {
     .add({ name: 'version', type: types.bool, default: false, section: generic, usage: 'Print version information and quit' });
   addAuthorizationFlags(fs);
   addAuthenticationFlags(fs);
+  addNodeAgentFlags(fs);
   return fs;
 }
 
@@ -132,6 +136,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     },
     verbosity: v['v'] as number,
     authorization: authorizationOptions(v),
+    nodeAgent: nodeAgentOptions(v),
     values: v,
     explicit: r.explicit,
   };
@@ -168,5 +173,6 @@ export function validateOptions(o: ApiserverOptions): string[] {
   errs.push(...validateAdmissionFlags(o.enableAdmissionPlugins, o.disableAdmissionPlugins));
   if (o.eventTtlMs < 1000) errs.push(`--event-ttl must be at least 1s, got ${formatDuration(o.eventTtlMs)}`);
   if (o.storeHealthcheckTimeoutMs <= 0) errs.push(`--store-healthcheck-timeout must be greater than 0, got ${formatDuration(o.storeHealthcheckTimeoutMs)}`);
+  errs.push(...validateNodeAgentOptions(o.nodeAgent));
   return errs;
 }

@@ -21,12 +21,20 @@ export interface ResourceOptions {
 
 type ServedSubresource = { kind: string; group?: string; version?: string; verbs: string[] };
 
-/** The subresources this server serves besides views, with the kind each answers with and its verbs (the node-connection ones come later). */
-const SERVED_SUBRESOURCES: Record<string, (def: KindDefinition) => ServedSubresource> = {
+/**
+ * The subresources this server serves besides views, with the kind each answers with and its verbs as upstream
+ * lists them; the node-connection ones (./node-connection) only where served.
+ */
+const SERVED_SUBRESOURCES: Record<string, (def: KindDefinition) => ServedSubresource | undefined> = {
   status: (def) => ({ kind: def.kind, verbs: ['get', 'patch', 'update'] }),
   finalize: (def) => ({ kind: def.kind, verbs: ['update'] }),
   binding: () => ({ kind: 'Binding', verbs: ['create'] }),
   eviction: () => ({ kind: 'Eviction', verbs: ['create'] }),
+  log: (def) => (def.plural === 'pods' ? { kind: 'Pod', verbs: ['get'] } : undefined),
+  exec: (def) => (def.plural === 'pods' ? { kind: 'PodExecOptions', verbs: ['create', 'get'] } : undefined),
+  attach: (def) => (def.plural === 'pods' ? { kind: 'PodAttachOptions', verbs: ['create', 'get'] } : undefined),
+  portforward: (def) => (def.plural === 'pods' ? { kind: 'PodPortForwardOptions', verbs: ['create', 'get'] } : undefined),
+  proxy: (def) => (def.plural === 'nodes' ? { kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] } : undefined),
 };
 
 /** The kinds served, known before the store opens (discovery and OpenAPI need no store). */

@@ -1,6 +1,7 @@
 // The handler stage: a table of routes other parts of the server add to (health, /version, /metrics here; the
 // API groups in their own modules), then upstream's two kinds of 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { RequestInfo, UserInfo } from '@cl/auth';
 
 export interface RequestContext {
@@ -10,12 +11,22 @@ export interface RequestContext {
   info: RequestInfo;
   /** Decoded path without the query. */
   path: string;
+  /**
+   * Set for a request that asked to upgrade its connection (exec, attach, port-forward): the raw client socket
+   * and the bytes read past the headers. `res` writes on that socket until a route takes it over.
+   */
+  upgrade?: { socket: Duplex; head: Buffer };
 }
 
 export interface Route {
   /** A bounded name for metrics (`/version`, `/apis/authentication.k8s.io/v1/tokenreviews`). */
   pathClass: string;
   matches(method: string, path: string): boolean;
+  /**
+   * Streams (logs, exec, port-forward, node proxy) last as long as their callers want: they are not requests the
+   * graceful shutdown waits to drain, and it closes them once the listener stops taking requests.
+   */
+  longRunning?: boolean;
   handle(ctx: RequestContext): Promise<void> | void;
 }
 

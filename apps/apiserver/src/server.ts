@@ -3,8 +3,9 @@
 // in-process controllers on the loopback client, and upstream's graceful shutdown (readyz fails at once, the
 // delay, the in-process controllers stop, then stop accepting and drain).
 import { createServer as createHttpsServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import {
@@ -139,10 +140,17 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     pathClass: string;
     /** Set once the request is authenticated. */
     attrs?: Attributes;
+    /** Served by a long-running route (not counted in flight): what closes it at shutdown. */
+    longRunning?: { destroy(): void };
   }
 
+  const upgrades = new WeakMap<IncomingMessage, { socket: Duplex; head: Buffer }>();
+  // Long-running streams, closed at shutdown once the listener stops accepting (as watches end with their caches).
+  const streams = new Set<{ destroy(): void }>();
+
   const finished = (r: Request) => {
-    if (--inFlight === 0) drained?.();
+    if (r.longRunning) streams.delete(r.longRunning);
+    else if (--inFlight === 0) drained?.();
     if (r.res.writableFinished) metrics.observe(requestLabels(r.method, r.info, r.pathClass), r.res.statusCode, (performance.now() - r.started) / 1000);
   };
 
@@ -279,7 +287,14 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
       return notFound(res);
     }
     r.pathClass = route.pathClass;
-    const ctx: RequestContext = { req, res, user: attrs.user, info, path };
+    const upgrade = upgrades.get(req);
+    if (route.longRunning && !r.res.writableFinished) {
+      // An upgraded stream leaves its response object behind: its socket is what closes it.
+      r.longRunning = upgrade?.socket ?? res;
+      streams.add(r.longRunning);
+      if (--inFlight === 0) drained?.();
+    }
+    const ctx: RequestContext = { req, res, user: attrs.user, info, path, ...(upgrade ? { upgrade } : {}) };
     return route.handle(ctx);
   };
 
@@ -290,6 +305,7 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     handle,
   );
   server.keepAliveTimeout = 65_000;
+  serveUpgrades(server, handle, upgrades);
   server.on('tlsClientError', (err) => log.v(4, `TLS handshake error: ${err.message}`));
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
@@ -337,6 +353,7 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
       // with a watch on stores that no longer change.
       draining = true;
       mounted?.stop();
+      for (const s of streams) s.destroy();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
@@ -379,6 +396,22 @@ async function storeTunnel(opts: ApiserverOptions, egress: EgressSelector | unde
   if (!egress || opts.storeServers.length === 0 || egress.isDirect('store')) return undefined;
   const u = new URL(opts.storeServers[0]);
   return listenForwarder(egress.dialerFor('store'), u.hostname.replace(/^\[|\]$/g, ''), Number(u.port || 2379));
+}
+
+/**
+ * Upgrade requests (exec, attach, port-forward) take the same path as plain ones: a response object on the raw
+ * socket answers them (401, 403, errors) until a streaming route takes the socket over.
+ */
+function serveUpgrades(server: Server, handle: (req: IncomingMessage, res: ServerResponse) => void, upgrades: WeakMap<IncomingMessage, { socket: Duplex; head: Buffer }>): void {
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.on('finish', () => socket.end());
+    upgrades.set(req, { socket, head });
+    handle(req, res);
+  });
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {

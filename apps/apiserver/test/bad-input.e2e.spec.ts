@@ -27,6 +27,10 @@ describe('flag errors', () => {
     [['--enable-admission-plugins=PodSecurity'], 'Error: enable-admission-plugins plugin "PodSecurity" is not supported by this server (supported: NamespaceLifecycle, LimitRanger, ServiceAccount, TaintNodesByCondition, Priority, DefaultTolerationSeconds, ResourceQuota)'],
     [['--enable-admission-plugins=NamespaceLifecycle', '--disable-admission-plugins=NamespaceLifecycle'], 'Error: NamespaceLifecycle in enable-admission-plugins and disable-admission-plugins overlapped'],
     [['--event-ttl=10ms'], 'Error: --event-ttl must be at least 1s, got 10ms'],
+    [['--kubelet-client-certificate=/x.crt'], 'Error: --kubelet-client-certificate and --kubelet-client-key must be specified together'],
+    [['--kubelet-preferred-address-types=InternalIP,Public'], 'Error: --kubelet-preferred-address-types: unsupported value "Public": supported values: "Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP"'],
+    [['--kubelet-timeout=0s'], 'Error: --kubelet-timeout must be greater than 0, got 0s'],
+    [['--kubelet-client-certificate=/nonexistent/c.crt', '--kubelet-client-key=/nonexistent/c.key'], 'Error: kubelet client: ENOENT: no such file or directory'],
     [['--enable-scheduler=maybe'], 'Error: invalid argument "maybe" for "--enable-scheduler" flag: strconv.ParseBool: parsing "maybe": invalid syntax'],
   ])('%j', (args, message) => {
     const r = run(args as string[]);

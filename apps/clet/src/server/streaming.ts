@@ -76,11 +76,15 @@ export async function serveRun(req: IncomingMessage, res: ServerResponse, rest: 
   }
 }
 
-/** remotecommand NewOptions: the streams asked for with "1"; stderr is dropped under a TTY. */
+/**
+ * remotecommand NewOptions: the streams asked for with "1"; stderr is dropped under a TTY. The API server names
+ * them as upstream's does (core/v1 ExecStdinParam and friends: input, output, error); the stream names are
+ * accepted too.
+ */
 function streamOptions(q: URLSearchParams): { stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean } | Error {
-  const on = (k: string) => q.get(k) === '1';
+  const on = (...keys: string[]) => keys.some((k) => q.get(k) === '1');
   const tty = on('tty');
-  const o = { stdin: on('stdin'), stdout: on('stdout'), stderr: on('stderr') && !tty, tty };
+  const o = { stdin: on('stdin', 'input'), stdout: on('stdout', 'output'), stderr: on('stderr', 'error') && !tty, tty };
   if (!o.stdin && !o.stdout && !o.stderr) return new Error('you must specify at least 1 of stdin, stdout, stderr');
   return o;
 }

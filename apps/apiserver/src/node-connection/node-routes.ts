@@ -1,0 +1,190 @@
+// The routes that reach a node's agent: pods/log (a streamed GET of /containerLogs), pods/exec, attach and
+// portforward (upgraded connections relayed byte for byte) and nodes/proxy (any request relayed to the agent's
+// own path). They sit before the resource API's route, which serves the other
+// subresources of pods and nodes, and are long-running: a followed log lives as long as its caller wants it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ApiError, apiErrors, statusFailure, type Status } from '@cl/apimachinery';
+import { writeStatus, type ResourceStore } from '@cl/registry';
+import type { Route, RequestContext } from '../routes';
+import { nodeConnection, hostPort, type NodeConnection, type NodeForConnection } from './node-address';
+import type { NodeAgentClient } from './node-agent-client';
+import { containerLogsPath, logContainer, podLogOptions, type PodForLogs } from './pod-log-options';
+import { agentErrorStatus } from './agent-errors';
+import { streamLocation, type PodStreamKind } from './stream-location';
+import { relayUpgrade, upgradeRequestHead } from './upgrade-relay';
+
+export interface NodeRoutesOptions {
+  /** The served stores once the resource API is mounted (undefined before). */
+  stores: () => readonly ResourceStore[] | undefined;
+  client: NodeAgentClient;
+  preferredAddressTypes: readonly string[];
+  log: (line: string) => void;
+}
+
+const POD_LOG = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/;
+const POD_STREAM = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)$/;
+const NODE_PROXY = /^\/api\/v1\/nodes\/([^/]+)\/proxy(\/.*)?$/;
+
+function storeOf(opts: NodeRoutesOptions, plural: string): ResourceStore {
+  const s = opts.stores()?.find((x) => x.def.group === '' && x.def.plural === plural);
+  if (!s) throw apiErrors.internal(`the ${plural} store is not ready`);
+  return s;
+}
+
+async function connectionTo(opts: NodeRoutesOptions, nodeName: string): Promise<NodeConnection> {
+  const node = (await storeOf(opts, 'nodes').get('', nodeName)) as NodeForConnection;
+  return nodeConnection(node, opts.preferredAddressTypes);
+}
+
+/** A request to the agent that failed before any answer: upstream's unclassified 500 with Go's client error text. */
+function transportFailure(method: string, node: NodeConnection, path: string, e: Error): Status {
+  return statusFailure(500, '', `${method === 'GET' ? 'Get' : method[0] + method.slice(1).toLowerCase()} "https://${hostPort(node)}${path}": ${e.message}`);
+}
+
+function fail(ctx: RequestContext, e: unknown): void {
+  if (ctx.res.headersSent) {
+    ctx.res.destroy();
+    return;
+  }
+  if (e instanceof ApiError) return writeStatus(ctx.req, ctx.res, e.status);
+  throw e;
+}
+
+/** Relays the agent's response: status, headers (but hop-by-hop ones), then the body as it arrives. */
+function relay(from: IncomingMessage, to: ServerResponse, headers: Record<string, string | string[]>): void {
+  to.writeHead(from.statusCode ?? 502, headers);
+  // Each chunk goes out as it comes (no buffering of the whole body); either side closing closes the other.
+  from.pipe(to);
+  to.once('close', () => from.destroy());
+  from.once('error', () => to.destroy());
+  from.once('aborted', () => to.destroy());
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'content-length']);
+
+function copiedHeaders(res: IncomingMessage): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+  return out;
+}
+
+async function servePodLog(opts: NodeRoutesOptions, ctx: RequestContext, namespace: string, name: string): Promise<void> {
+  const q = new URL(ctx.req.url ?? '/', 'http://x').searchParams;
+  const logOpts = podLogOptions(name, q);
+  const pod = (await storeOf(opts, 'pods').get(namespace, name)) as PodForLogs;
+  const container = logContainer(pod, logOpts.container);
+  // Not bound to a node yet: upstream answers an empty log.
+  if (!pod.spec?.nodeName) {
+    ctx.res.writeHead(200, { 'Content-Type': 'text/plain' });
+    ctx.res.end();
+    return;
+  }
+  const node = await connectionTo(opts, pod.spec.nodeName);
+  const path = containerLogsPath(pod, container, logOpts);
+  let res: IncomingMessage;
+  try {
+    res = await opts.client.request(node, { method: 'GET', path, insecure: logOpts.insecureSkipTLSVerifyBackend });
+  } catch (e) {
+    return writeStatus(ctx.req, ctx.res, transportFailure('GET', node, path, e as Error));
+  }
+  const code = res.statusCode ?? 500;
+  if (code < 200 || code > 206) {
+    const body = await readLimited(res, 4096);
+    return writeStatus(ctx.req, ctx.res, agentErrorStatus(code, 'pods/log', name, body));
+  }
+  relay(res, ctx.res, { 'Content-Type': 'text/plain' });
+}
+
+async function serveNodeProxy(opts: NodeRoutesOptions, ctx: RequestContext, nodeName: string, rest: string | undefined): Promise<void> {
+  const node = await connectionTo(opts, nodeName);
+  const search = new URL(ctx.req.url ?? '/', 'http://x').search;
+  const path = `${rest ?? '/'}${search}`;
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(ctx.req.headers)) {
+    // The caller's credentials are for this server, not the agent's (upstream drops them after authentication).
+    if (v === undefined || HOP_BY_HOP.has(k) || k === 'host' || k === 'authorization' || k.startsWith('impersonate-')) continue;
+    headers[k] = v;
+  }
+  if (ctx.req.headers['content-length']) headers['content-length'] = ctx.req.headers['content-length'];
+  let res: IncomingMessage;
+  try {
+    const hasBody = ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD';
+    res = await opts.client.request(node, { method: ctx.req.method ?? 'GET', path, headers, ...(hasBody ? { body: ctx.req } : {}) });
+  } catch (e) {
+    opts.log(`Error proxying to node ${nodeName}: ${(e as Error).message}`);
+    return writeStatus(ctx.req, ctx.res, transportFailure(ctx.req.method ?? 'GET', node, path, e as Error));
+  }
+  relay(res, ctx.res, copiedHeaders(res));
+}
+
+/**
+ * exec, attach and port-forward: the SPDY upgrade relayed to the agent. WebSocket requests (kubectl 1.33's first
+ * try) are refused before any byte reaches the agent: the agent's runtime speaks neither v5.channel.k8s.io nor
+ * tunnelled port-forward, and a refused WebSocket handshake is what makes kubectl fall back to SPDY.
+ */
+async function servePodStream(opts: NodeRoutesOptions, ctx: RequestContext, namespace: string, name: string, kind: PodStreamKind): Promise<void> {
+  if (!ctx.upgrade) throw apiErrors.badRequest('Upgrade request required');
+  if (String(ctx.req.headers.upgrade ?? '').toLowerCase() === 'websocket') {
+    throw apiErrors.badRequest(`unable to upgrade connection: WebSocket streaming of pods/${kind} is not supported by this server, use SPDY/3.1`);
+  }
+  const pod = (await storeOf(opts, 'pods').get(namespace, name)) as PodForLogs;
+  const path = streamLocation(kind, pod, new URL(ctx.req.url ?? '/', 'http://x').searchParams);
+  const node = await connectionTo(opts, pod.spec!.nodeName!);
+  let agent: Duplex;
+  try {
+    agent = await opts.client.connect(node);
+  } catch (e) {
+    opts.log(`Error dialing node agent for pods/${kind} ${namespace}/${name}: ${(e as Error).message}`);
+    return writeStatus(ctx.req, ctx.res, statusFailure(500, 'InternalError', `Internal error occurred: error dialing backend: ${(e as Error).message}`));
+  }
+  return relayUpgrade(ctx.req, ctx.res, ctx.upgrade, agent, upgradeRequestHead(ctx.req, node, path));
+}
+
+function readLimited(res: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (c: Buffer) => {
+      if (size < limit) chunks.push(c.subarray(0, limit - size));
+      size += c.length;
+      if (size >= limit) res.destroy();
+    });
+    const done = () => resolve(Buffer.concat(chunks).toString('utf8'));
+    res.once('end', done);
+    res.once('close', done);
+    res.once('error', done);
+  });
+}
+
+export function nodeConnectionRoutes(opts: NodeRoutesOptions): Route[] {
+  return [
+    {
+      pathClass: '/api/v1/namespaces/{namespace}/pods/{name}/log',
+      longRunning: true,
+      matches: (method, path) => method === 'GET' && POD_LOG.test(path),
+      handle: (ctx) => {
+        const [, ns, name] = POD_LOG.exec(ctx.path)!;
+        return servePodLog(opts, ctx, ns, name).catch((e: unknown) => fail(ctx, e));
+      },
+    },
+    {
+      pathClass: '/api/v1/namespaces/{namespace}/pods/{name}/{exec,attach,portforward}',
+      longRunning: true,
+      matches: (method, path) => (method === 'GET' || method === 'POST') && POD_STREAM.test(path),
+      handle: (ctx) => {
+        const [, ns, name, kind] = POD_STREAM.exec(ctx.path)!;
+        return servePodStream(opts, ctx, ns, name, kind as PodStreamKind).catch((e: unknown) => fail(ctx, e));
+      },
+    },
+    {
+      pathClass: '/api/v1/nodes/{name}/proxy',
+      longRunning: true,
+      matches: (_method, path) => NODE_PROXY.test(path),
+      handle: (ctx) => {
+        const [, name, rest] = NODE_PROXY.exec(ctx.path)!;
+        return serveNodeProxy(opts, ctx, name, rest).catch((e: unknown) => fail(ctx, e));
+      },
+    },
+  ];
+}

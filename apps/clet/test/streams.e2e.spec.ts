@@ -1,0 +1,291 @@
+// End to end: the API server reaching the node agent, as kubectl 1.33 uses it: `logs` (follow, previous, tail,
+// timestamps), `exec`, `attach`, `port-forward` (over SPDY: kubectl's WebSocket try is refused and it falls
+// back) and the node proxy, on a one-node cluster from the built binaries (the API server, a private
+// containerd, the node agent joined with --clconfig). One cluster is shared by the cases.
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { KUBECTL, startSquid, waitFor as poll, type Squid } from '@cl/testing';
+import { CletProcess, freePort, removePodLogs, startClet } from './clet-harness';
+// Test helpers of other suites and tools/ fixtures: specs are never built, so relative imports are safe.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { kubectlHelpers, startApiserverProcess, writeKubeconfig, type ApiserverProcess } from '../../apiserver/test/harness';
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { ensureTestImages, PrivateContainerd, startContainerd } from '../../../tools/containerd/harness';
+
+jest.setTimeout(300_000);
+
+const NODE = 'streams-node';
+const PODS = ['ticker', 'crasher', 'pair', 'reader', 'web'];
+let api: ApiserverProcess;
+let ctd: PrivateContainerd;
+let images: { busybox: string };
+let tmp: string;
+let clet: CletProcess | undefined;
+let followers: ChildProcess[] = [];
+let squid: Squid | undefined;
+const { k, ok, file } = kubectlHelpers(() => api);
+
+function waitFor<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
+  return poll(async () => fn(), what, 1500, 200).catch((e: Error) => {
+    throw new Error(`${e.message}\nclet:\n${clet?.stderr().slice(-3000)}\napiserver:\n${api.output().slice(-3000)}`);
+  });
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- kubectl's JSON, read field by field
+const maybe = (...args: string[]): any => {
+  const r = k(...args, '-o', 'json');
+  return r.status === 0 ? JSON.parse(r.stdout) : undefined;
+};
+
+const kubectlArgs = (...args: string[]) => ['--kubeconfig', api.kubeconfig, ...args];
+const kubectlEnv = () => ({ ...process.env, HOME: os.tmpdir() });
+
+/** A long-running kubectl (follow, attach, port-forward) whose output the test watches; killed at the end. */
+function background(...args: string[]): { child: ChildProcess; out: () => string } {
+  const child = spawn(KUBECTL, kubectlArgs(...args), { env: kubectlEnv() });
+  followers.push(child);
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  return { child, out: () => out };
+}
+
+const podFile = (name: string, containers: Array<{ name: string; command: string[] }>, extra: Record<string, unknown> = {}) =>
+  file(`${name}.json`, JSON.stringify({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name },
+    spec: { terminationGracePeriodSeconds: 1, ...extra, containers: containers.map((c) => ({ ...c, image: images.busybox })) },
+  }));
+
+// The API server dials the agent through the egress selector's `cluster` selection: directly by default, or
+// through an HTTP CONNECT proxy (squid) named in an EgressSelectorConfiguration; and the agent either lets
+// anonymous callers in or wants the API server's --kubelet-client-certificate, while the API server verifies the
+// agent's serving certificate with --kubelet-certificate-authority. Each set-up runs its own cluster.
+const SETUPS: Array<[string, { viaSquid: boolean; x509: boolean }]> = [
+  ['direct, anonymous agent', { viaSquid: false, x509: false }],
+  ['through squid (HTTP CONNECT), anonymous agent', { viaSquid: true, x509: false }],
+  ['direct, client certificates both ways', { viaSquid: false, x509: true }],
+];
+
+/** A CA, the API server's client pair and the agent's serving pair for 127.0.0.1, as files in `dir`. */
+async function agentCertificates(dir: string) {
+  // The agent loads @cl/pki lazily; so does this suite.
+  const { createCA, issueClientCert, issueServingCert } = await import('@cl/pki');
+  const ca = await createCA('cl-streams-ca');
+  const client = await issueClientCert(ca, { cn: 'kube-apiserver-kubelet-client' });
+  const serving = await issueServingCert(ca, { hosts: ['127.0.0.1'] });
+  const write = (name: string, text: string) => {
+    fs.writeFileSync(path.join(dir, name), text);
+    return path.join(dir, name);
+  };
+  return {
+    ca: write('ca.crt', ca.certPem),
+    clientCert: write('apiserver-kubelet-client.crt', client.certPem),
+    clientKey: write('apiserver-kubelet-client.key', client.keyPem),
+    servingCert: write('clet.crt', serving.certPem),
+    servingKey: write('clet.key', serving.keyPem),
+  };
+}
+
+describe.each(SETUPS)('%s', (_setup, { viaSquid, x509 }) => {
+  let cletPort = 0;
+  beforeAll(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-streams-'));
+    followers = [];
+    ctd = await startContainerd();
+    images = ensureTestImages(ctd.socket);
+    const egress: string[] = [];
+    if (viaSquid) {
+      squid = await startSquid();
+      const file = path.join(tmp, 'egress.yaml');
+      fs.writeFileSync(file, [
+        'apiVersion: apiserver.k8s.io/v1beta1',
+        'kind: EgressSelectorConfiguration',
+        'egressSelections:',
+        '- name: cluster',
+        '  connection:',
+        '    proxyProtocol: HTTPConnect',
+        '    transport:',
+        '      tcp:',
+        `        url: http://127.0.0.1:${squid.port}`,
+        '',
+      ].join('\n'));
+      egress.push(`--egress-selector-config-file=${file}`);
+    }
+    const certs = x509 ? await agentCertificates(tmp) : undefined;
+    const kubeletClient = certs ? [`--kubelet-client-certificate=${certs.clientCert}`, `--kubelet-client-key=${certs.clientKey}`, `--kubelet-certificate-authority=${certs.ca}`] : [];
+    // The node's Hostname address (its name) does not resolve here: the API server dials its InternalIP.
+    api = await startApiserverProcess(['--kubelet-preferred-address-types=InternalIP,Hostname', ...egress, ...kubeletClient]);
+    writeKubeconfig(api);
+    const config = path.join(tmp, 'clet.yaml');
+    fs.writeFileSync(config, [
+      'apiVersion: kubelet.config.k8s.io/v1beta1',
+      'kind: KubeletConfiguration',
+      ...(certs
+        ? [`authentication: {anonymous: {enabled: false}, webhook: {enabled: false}, x509: {clientCAFile: ${certs.ca}}}`, `tlsCertFile: ${certs.servingCert}`, `tlsPrivateKeyFile: ${certs.servingKey}`]
+        : ['authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}']),
+      'authorization: {mode: AlwaysAllow}',
+      'failSwapOn: false',
+      'failCgroupV1: false',
+      'nodeStatusUpdateFrequency: 1s',
+      `containerRuntimeEndpoint: ${ctd.endpoint}`,
+      'address: 127.0.0.1',
+      'readOnlyPort: 0',
+      'healthzPort: 0',
+      '',
+    ].join('\n'));
+    clet = await startClet([
+      `--config=${config}`, `--clconfig=${api.kubeconfig}`, `--root-dir=${path.join(tmp, 'root')}`, `--cert-dir=${path.join(tmp, 'pki')}`,
+      `--hostname-override=${NODE}`, `--port=${(cletPort = await freePort())}`, '--node-ip=127.0.0.1',
+    ]);
+    if (clet.child.exitCode !== null) throw new Error(`clet exited ${clet.child.exitCode}: ${clet.stderr()}`);
+    await waitFor('the node to be Ready', () => maybe('get', 'node', NODE)?.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')?.status === 'True');
+    ok('create', '-f', podFile('ticker', [{ name: 'ticker', command: ['sh', '-c', 'trap "exit 0" TERM; i=0; while true; do echo "tick $i"; i=$((i+1)); sleep 0.3; done'] }]));
+    await waitFor('ticker to run', () => maybe('get', 'pod', 'ticker')?.status?.phase === 'Running');
+  });
+
+  afterAll(async () => {
+    for (const f of followers) f.kill();
+    await clet?.stop();
+    await api?.cleanup();
+    await ctd?.stop();
+    await squid?.stop();
+    squid = undefined;
+    for (const name of PODS) removePodLogs('default', name);
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  test('kubectl logs relays the container log; --tail and --timestamps shape it', async () => {
+    await waitFor('five ticks', () => ok('logs', 'ticker').includes('tick 4\n'));
+    expect(ok('logs', 'ticker')).toMatch(/^tick 0\ntick 1\ntick 2\ntick 3\ntick 4\n/);
+    expect(ok('logs', 'ticker', '--tail=2')).toMatch(/^tick \d+\ntick \d+\n$/);
+    expect(ok('logs', 'ticker', '--tail=1', '--timestamps')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z tick \d+\n$/);
+    expect(ok('logs', 'ticker', '--limit-bytes=7')).toBe('tick 0\n');
+  });
+
+  test('kubectl logs -f keeps streaming new lines until the caller leaves', async () => {
+    const follower = spawn(KUBECTL, ['--kubeconfig', api.kubeconfig, 'logs', '-f', '--tail=1', 'ticker'], { env: { ...process.env, HOME: os.tmpdir() } });
+    followers.push(follower);
+    let out = '';
+    follower.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    const first = await waitFor('the first followed line', () => /tick (\d+)\n/.exec(out)?.[1]);
+    // Lines the container writes after the request started arrive on the same response.
+    await waitFor('three newer lines', () => [1, 2, 3].every((d) => out.includes(`tick ${Number(first) + d}\n`)));
+    follower.kill();
+    await new Promise((r) => follower.once('exit', r));
+  });
+
+  test('kubectl logs --previous shows the run before a restart', async () => {
+    ok('create', '-f', podFile('crasher', [{ name: 'crasher', command: ['sh', '-c', 'echo "run $RANDOM$RANDOM"; sleep 1; exit 3'] }]));
+    await waitFor('a restart', () => (maybe('get', 'pod', 'crasher')?.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1);
+    const previous = ok('logs', 'crasher', '--previous');
+    expect(previous).toMatch(/^run \d+\n$/);
+    const current = k('logs', 'crasher');
+    // The current run (or, while it waits out its back-off, nothing newer) is another one.
+    if (current.status === 0 && current.stdout) expect(current.stdout).not.toBe(previous);
+  });
+
+  test('a pod of several containers needs a container name; an unknown one is refused', async () => {
+    ok('create', '-f', podFile('pair', [{ name: 'a', command: ['sh', '-c', 'echo from-a; sleep 3600'] }, { name: 'b', command: ['sh', '-c', 'echo from-b; sleep 3600'] }]));
+    const raw = k('get', '--raw', '/api/v1/namespaces/default/pods/pair/log');
+    expect(raw.status).not.toBe(0);
+    expect(raw.stderr).toContain('Error from server (BadRequest): a container name must be specified for pod pair, choose one of: [a b]');
+    expect(k('logs', 'pair', '-c', 'zz').stderr).toContain('container zz is not valid for pod pair');
+    await waitFor('pair to run', () => maybe('get', 'pod', 'pair')?.status?.phase === 'Running');
+    await waitFor('b to have written', () => ok('logs', 'pair', '-c', 'b') === 'from-b\n');
+    expect(k('logs', 'pod/nobody').stderr).toContain('pods "nobody" not found');
+    expect(k('get', '--raw', '/api/v1/namespaces/default/pods/ticker/log?tailLines=-1').stderr).toContain('tailLines: Invalid value: -1: must be greater than or equal to 0');
+  });
+
+  test('kubectl get --raw reaches the node agent through the node proxy', () => {
+    expect(ok('get', '--raw', `/api/v1/nodes/${NODE}/proxy/healthz`)).toBe('ok');
+    const pods = JSON.parse(ok('get', '--raw', `/api/v1/nodes/${NODE}/proxy/pods`));
+    expect(pods.kind).toBe('PodList');
+    expect(pods.items.map((p: { metadata: { name: string } }) => p.metadata.name)).toEqual(expect.arrayContaining(['ticker']));
+    expect(k('get', '--raw', '/api/v1/nodes/nowhere/proxy/healthz').stderr).toContain('nodes "nowhere" not found');
+  });
+
+  test('pods/log, exec, attach, portforward and nodes/proxy are listed in discovery', () => {
+    const core = JSON.parse(ok('get', '--raw', '/api/v1'));
+    const byName = new Map(core.resources.map((r: { name: string }) => [r.name, r]));
+    expect(byName.get('pods/log')).toMatchObject({ kind: 'Pod', verbs: ['get'] });
+    expect(byName.get('pods/exec')).toMatchObject({ kind: 'PodExecOptions', verbs: ['create', 'get'] });
+    expect(byName.get('pods/attach')).toMatchObject({ kind: 'PodAttachOptions', verbs: ['create', 'get'] });
+    expect(byName.get('pods/portforward')).toMatchObject({ kind: 'PodPortForwardOptions', verbs: ['create', 'get'] });
+    expect(byName.get('nodes/proxy')).toMatchObject({ kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] });
+  });
+
+  test('kubectl exec runs a command with stdin and returns its exit code', async () => {
+    // Asynchronously, so that a stream that never ends fails this case at jest's timeout instead of blocking the run.
+    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(KUBECTL, kubectlArgs('exec', '-i', 'ticker', '--', 'sh', '-c', 'cat; echo done >&2; exit 3'), { env: kubectlEnv() });
+      followers.push(child);
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
+      child.stdin!.end('hello through stdin\n');
+    });
+    expect(r.stdout).toBe('hello through stdin\n');
+    expect(r.stderr).toContain('done\n');
+    expect(r.stderr).toContain('command terminated with exit code 3');
+    expect(r.status).toBe(3);
+    expect(ok('exec', 'ticker', '--', 'echo', 'no stdin')).toBe('no stdin\n');
+    expect(k('exec', 'pair', '--', 'true').stderr).toContain('Defaulted container "a" out of: a, b');
+    expect(k('exec', 'pair', '-c', 'zz', '--', 'true').stderr).toContain('container zz is not valid for pod pair');
+  });
+
+  test('kubectl attach joins a running container\'s stdin and stdout', async () => {
+    ok('create', '-f', podFile('reader', [{ name: 'reader', command: ['sh', '-c', 'while read l; do echo "got $l"; done'] }].map((c) => ({ ...c, stdin: true }))));
+    await waitFor('reader to run', () => maybe('get', 'pod', 'reader')?.status?.phase === 'Running');
+    const attach = background('attach', '-i', 'reader');
+    // Attach has no "connected" signal: lines are written until one comes back.
+    await waitFor('an answer', () => {
+      attach.child.stdin!.write('ping\n');
+      return attach.out().includes('got ping\n');
+    });
+    attach.child.kill();
+  });
+
+  test('kubectl port-forward carries a connection to a host-network pod\'s port both ways', async () => {
+    const podPort = await freePort();
+    const localPort = await freePort();
+    ok('create', '-f', podFile('web', [{ name: 'web', command: ['sh', '-c', `mkdir -p /tmp/www && echo hello-from-pod > /tmp/www/index.html && exec httpd -f -p 127.0.0.1:${podPort} -h /tmp/www`] }], { hostNetwork: true }));
+    await waitFor('web to run', () => maybe('get', 'pod', 'web')?.status?.phase === 'Running');
+    const forward = background('port-forward', '--address=127.0.0.1', 'pod/web', `${localPort}:${podPort}`);
+    await waitFor('the forward to listen', () => forward.out().includes(`Forwarding from 127.0.0.1:${localPort} -> ${podPort}`));
+    const get = () =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port: localPort, path: '/index.html', agent: false }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        }).on('error', reject);
+      });
+    expect(await get()).toEqual({ status: 200, body: 'hello-from-pod\n' });
+    // A second connection on the same forward.
+    expect(await get()).toEqual({ status: 200, body: 'hello-from-pod\n' });
+    forward.child.kill();
+  });
+
+  test('the agent was dialled through the cluster egress selection', () => {
+    const metrics = ok('get', '--raw', '/metrics');
+    const tunnelled = /apiserver_egress_dialer_dial_duration_seconds_count\{[^}]*protocol="http_connect"[^}]*\} [1-9]/.test(metrics);
+    expect(tunnelled).toBe(viaSquid);
+  });
+
+  test('the agent lets in only the callers its set-up allows', async () => {
+    // Without the API server's certificate the agent refuses (the cases above got in with it), or admits anyone.
+    const status = await new Promise<number>((resolve, reject) =>
+      https.get({ host: '127.0.0.1', port: cletPort, path: '/healthz', rejectUnauthorized: false, agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', reject),
+    );
+    expect(status).toBe(x509 ? 401 : 200);
+  });
+});
