@@ -186,7 +186,10 @@ async function up(argv) {
 
   try {
     const kubeconfigFile = path.join(opts.stateDir, 'admin.kubeconfig');
-    const apiserver = startLogged([APISERVER_UP, `--state-dir=${opts.stateDir}`, ...opts.apiserverArgs], path.join(logs, 'apiserver.log'), { ...process.env, CL_UP_QUIET: '1' });
+    // The node registers 127.0.0.1 as its InternalIP and this machine's name, which may not resolve: the API
+    // server reaches it (logs, exec, port-forward) by the address first.
+    const addressTypes = opts.apiserverArgs.some((a) => a.startsWith('--kubelet-preferred-address-types')) ? [] : ['--kubelet-preferred-address-types=InternalIP,Hostname,InternalDNS,ExternalDNS,ExternalIP'];
+    const apiserver = startLogged([APISERVER_UP, `--state-dir=${opts.stateDir}`, ...addressTypes, ...opts.apiserverArgs], path.join(logs, 'apiserver.log'), { ...process.env, CL_UP_QUIET: '1' });
     started.push({ stop: childStop(apiserver) });
     const startedAt = Date.now();
     // up.js rewrites the kubeconfig once the serving pair exists; read it after the server answers.

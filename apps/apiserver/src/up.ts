@@ -62,11 +62,15 @@ async function up(argv: string[]): Promise<number> {
   mkdirSync(pki, { recursive: true, mode: 0o700 });
   const clientCA = await ensurePair(pki, 'client-ca', () => createCA('cl-client-ca'));
   const admin = await ensurePair(pki, 'admin', () => issueClientCert(clientCA, { cn: 'cl-admin', groups: ['system:masters'] }));
+  // What the API server shows node agents (logs, exec, port-forward): a client certificate of the same CA, as
+  // kubeadm's apiserver-kubelet-client.
+  await ensurePair(pki, 'apiserver-kubelet-client', () => issueClientCert(clientCA, { cn: 'kube-apiserver-kubelet-client', groups: ['system:masters'] }));
 
   const port = flagValue(argv, 'secure-port') ?? '6443';
   const bind = flagValue(argv, 'bind-address') ?? '127.0.0.1';
   const defaults = [`--secure-port=${port}`, `--bind-address=${bind}`, `--cert-dir=${join(stateDir, 'certs')}`, `--data-dir=${join(stateDir, 'data')}`];
   if (apiserverFlags().lookup('client-ca-file')) defaults.push(`--client-ca-file=${join(pki, 'client-ca.crt')}`);
+  defaults.push(`--kubelet-client-certificate=${join(pki, 'apiserver-kubelet-client.crt')}`, `--kubelet-client-key=${join(pki, 'apiserver-kubelet-client.key')}`);
   const given = new Set(argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]));
   const args = [...defaults.filter((d) => !given.has(d.slice(2).split('=')[0])), ...argv];
 

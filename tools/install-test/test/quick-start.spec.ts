@@ -84,6 +84,8 @@ test('npm start on a fresh clone sets itself up and runs a one-node cluster kube
   ]);
   expect(phase).toBe(true);
   expect(kube('get', 'pod', 'hello', '-o', 'jsonpath={.spec.nodeName}').stdout).toBe('quick-start');
+  // The API server reaches the node agent with the certificate the start made for it.
+  expect(kube('exec', 'hello', '--', 'echo', 'from-the-pod')).toMatchObject({ status: 0, stdout: 'from-the-pod\n' });
 });
 
 test('Ctrl-C stops the cluster and leaves no process or mount behind', async () => {
