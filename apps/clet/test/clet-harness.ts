@@ -1,6 +1,6 @@
 // Starts the built `clet` binary (apps/clet/dist/main.js) the way an operator would, and talks to it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
@@ -8,7 +8,9 @@ import { join } from 'node:path';
 
 export const CLET_BIN = join(__dirname, '..', 'dist', 'main.js');
 
-export { freePort } from '@cl/testing';
+import { freePort as freePortOf } from '@cl/testing';
+
+export { freePortOf as freePort };
 
 /**
  * Removes what a pod run by the binary left under its fixed default log paths: `/var/log/pods/<ns>_<pod>_<uid>`
@@ -127,4 +129,49 @@ export function isListening(port: number): Promise<boolean> {
     });
     s.once('error', () => resolve(false));
   });
+}
+
+export interface JoinedAgentOptions {
+  /** The agent's state: its config file, root and certificate directories go here. */
+  dir: string;
+  /** The kubeconfig it joins the API server with (--clconfig). */
+  kubeconfig: string;
+  containerRuntimeEndpoint: string;
+  nodeName: string;
+  /** Its main server's port; a free one when absent. */
+  port?: number;
+  /** Config file lines beyond the shared ones (authentication anonymous and AlwaysAllow unless these set them). */
+  configLines?: string[];
+  args?: string[];
+}
+
+/**
+ * The built agent joined to an API server as the cluster suites run it: a config file with fast status updates, no
+ * swap or cgroup v1 refusal, servers on loopback only; fails if it exits at start.
+ */
+export async function startJoinedAgent(o: JoinedAgentOptions): Promise<CletProcess & { port: number }> {
+  const lines = o.configLines ?? [];
+  const config = join(o.dir, 'clet.yaml');
+  writeFileSync(config, [
+    'apiVersion: kubelet.config.k8s.io/v1beta1',
+    'kind: KubeletConfiguration',
+    ...(lines.some((l) => l.startsWith('authentication:')) ? [] : ['authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}']),
+    ...(lines.some((l) => l.startsWith('authorization:')) ? [] : ['authorization: {mode: AlwaysAllow}']),
+    'failSwapOn: false',
+    'failCgroupV1: false',
+    ...(lines.some((l) => l.startsWith('nodeStatusUpdateFrequency:')) ? [] : ['nodeStatusUpdateFrequency: 1s']),
+    `containerRuntimeEndpoint: ${o.containerRuntimeEndpoint}`,
+    'address: 127.0.0.1',
+    'readOnlyPort: 0',
+    'healthzPort: 0',
+    ...lines,
+    '',
+  ].join('\n'));
+  const port = o.port ?? (await freePortOf());
+  const p = await startClet([
+    `--config=${config}`, `--clconfig=${o.kubeconfig}`, `--root-dir=${join(o.dir, 'root')}`, `--cert-dir=${join(o.dir, 'pki')}`,
+    `--hostname-override=${o.nodeName}`, `--port=${port}`, '--node-ip=127.0.0.1', ...(o.args ?? []),
+  ]);
+  if (p.child.exitCode !== null) throw new Error(`clet exited ${p.child.exitCode}: ${p.stderr()}`);
+  return Object.assign(p, { port });
 }

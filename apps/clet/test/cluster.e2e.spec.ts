@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { waitFor as poll } from '@cl/testing';
-import { CletProcess, freePort, removePodLogs, startClet } from './clet-harness';
+import { CletProcess, removePodLogs, startJoinedAgent } from './clet-harness';
 // Test helpers of other suites and tools/ fixtures: specs are never built, so relative imports are safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { kubectlHelpers, startApiserverProcess, writeKubeconfig, type ApiserverProcess } from '../../apiserver/test/harness';
@@ -51,27 +51,7 @@ beforeAll(async () => {
   images = ensureTestImages(ctd.socket, { unused: true });
   api = await startApiserverProcess([`--node-monitor-grace-period=${GRACE_SECONDS}s`, '--node-monitor-period=500ms', '--node-eviction-rate=100']);
   writeKubeconfig(api);
-  const config = path.join(tmp, 'clet.yaml');
-  fs.writeFileSync(config, [
-    'apiVersion: kubelet.config.k8s.io/v1beta1',
-    'kind: KubeletConfiguration',
-    'authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}',
-    'authorization: {mode: AlwaysAllow}',
-    'failSwapOn: false',
-    'failCgroupV1: false',
-    'nodeStatusUpdateFrequency: 1s',
-    'nodeLeaseDurationSeconds: 4',
-    `containerRuntimeEndpoint: ${ctd.endpoint}`,
-    'address: 127.0.0.1',
-    'readOnlyPort: 0',
-    'healthzPort: 0',
-    '',
-  ].join('\n'));
-  clet = await startClet([
-    `--config=${config}`, `--clconfig=${api.kubeconfig}`, `--root-dir=${path.join(tmp, 'root')}`, `--cert-dir=${path.join(tmp, 'pki')}`,
-    `--hostname-override=${NODE}`, `--port=${await freePort()}`, '--node-ip=127.0.0.1',
-  ]);
-  if (clet.child.exitCode !== null) throw new Error(`clet exited ${clet.child.exitCode}: ${clet.stderr()}`);
+  clet = await startJoinedAgent({ dir: tmp, kubeconfig: api.kubeconfig, containerRuntimeEndpoint: ctd.endpoint, nodeName: NODE, configLines: ['nodeLeaseDurationSeconds: 4'] });
 });
 
 afterAll(async () => {

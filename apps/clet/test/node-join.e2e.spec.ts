@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { waitFor as poll } from '@cl/testing';
-import { CletProcess, freePort, removePodLogs, startClet } from './clet-harness';
+import { CletProcess, removePodLogs, startJoinedAgent } from './clet-harness';
 // Test helpers of other suites and tools/ fixtures: specs are never built, so relative imports are safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { kubectlHelpers, startApiserverProcess, writeKubeconfig, type ApiserverProcess } from '../../apiserver/test/harness';
@@ -39,33 +39,17 @@ const getPod = (name: string) => {
 };
 
 async function startAgent(): Promise<CletProcess> {
-  const config = path.join(tmp, 'clet.yaml');
-  fs.writeFileSync(config, [
-    'apiVersion: kubelet.config.k8s.io/v1beta1',
-    'kind: KubeletConfiguration',
-    'authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}',
-    'authorization: {mode: AlwaysAllow}',
-    'failSwapOn: false',
-    'failCgroupV1: false',
-    `staticPodPath: ${path.join(tmp, 'manifests')}`,
-    'fileCheckFrequency: 1s',
-    'nodeStatusUpdateFrequency: 1s',
-    'nodeStatusReportFrequency: 10s',
-    // A short lease renews every second (a quarter of its duration), so a renewal is seen quickly.
-    'nodeLeaseDurationSeconds: 4',
-    `containerRuntimeEndpoint: ${ctd.endpoint}`,
-    'address: 127.0.0.1',
-    'readOnlyPort: 0',
-    'healthzPort: 0',
-    '',
-  ].join('\n'));
-  const p = await startClet([
-    `--config=${config}`, `--clconfig=${api.kubeconfig}`, `--root-dir=${path.join(tmp, 'root')}`, `--cert-dir=${path.join(tmp, 'pki')}`,
-    `--hostname-override=${NODE}`, `--port=${await freePort()}`, '--node-ip=127.0.0.1',
-    '--node-labels=node.cl.io/pool=blue', '--register-with-taints=dedicated=e2e:PreferNoSchedule',
-  ]);
-  if (p.child.exitCode !== null) throw new Error(`clet exited ${p.child.exitCode}: ${p.stderr()}`);
-  return p;
+  return startJoinedAgent({
+    dir: tmp, kubeconfig: api.kubeconfig, containerRuntimeEndpoint: ctd.endpoint, nodeName: NODE,
+    configLines: [
+      `staticPodPath: ${path.join(tmp, 'manifests')}`,
+      'fileCheckFrequency: 1s',
+      'nodeStatusReportFrequency: 10s',
+      // A short lease renews every second (a quarter of its duration), so a renewal is seen quickly.
+      'nodeLeaseDurationSeconds: 4',
+    ],
+    args: ['--node-labels=node.cl.io/pool=blue', '--register-with-taints=dedicated=e2e:PreferNoSchedule'],
+  });
 }
 
 beforeAll(async () => {

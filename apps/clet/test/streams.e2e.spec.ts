@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { KUBECTL, startSquid, waitFor as poll, type Squid } from '@cl/testing';
-import { CletProcess, freePort, removePodLogs, startClet } from './clet-harness';
+import { CletProcess, freePort, removePodLogs, startJoinedAgent } from './clet-harness';
 // Test helpers of other suites and tools/ fixtures: specs are never built, so relative imports are safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { kubectlHelpers, startApiserverProcess, writeKubeconfig, type ApiserverProcess } from '../../apiserver/test/harness';
@@ -120,28 +120,12 @@ describe.each(SETUPS)('%s', (_setup, { viaSquid, x509 }) => {
     // The node's Hostname address (its name) does not resolve here: the API server dials its InternalIP.
     api = await startApiserverProcess(['--kubelet-preferred-address-types=InternalIP,Hostname', ...egress, ...kubeletClient]);
     writeKubeconfig(api);
-    const config = path.join(tmp, 'clet.yaml');
-    fs.writeFileSync(config, [
-      'apiVersion: kubelet.config.k8s.io/v1beta1',
-      'kind: KubeletConfiguration',
-      ...(certs
-        ? [`authentication: {anonymous: {enabled: false}, webhook: {enabled: false}, x509: {clientCAFile: ${certs.ca}}}`, `tlsCertFile: ${certs.servingCert}`, `tlsPrivateKeyFile: ${certs.servingKey}`]
-        : ['authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}']),
-      'authorization: {mode: AlwaysAllow}',
-      'failSwapOn: false',
-      'failCgroupV1: false',
-      'nodeStatusUpdateFrequency: 1s',
-      `containerRuntimeEndpoint: ${ctd.endpoint}`,
-      'address: 127.0.0.1',
-      'readOnlyPort: 0',
-      'healthzPort: 0',
-      '',
-    ].join('\n'));
-    clet = await startClet([
-      `--config=${config}`, `--clconfig=${api.kubeconfig}`, `--root-dir=${path.join(tmp, 'root')}`, `--cert-dir=${path.join(tmp, 'pki')}`,
-      `--hostname-override=${NODE}`, `--port=${(cletPort = await freePort())}`, '--node-ip=127.0.0.1',
-    ]);
-    if (clet.child.exitCode !== null) throw new Error(`clet exited ${clet.child.exitCode}: ${clet.stderr()}`);
+    const agent = await startJoinedAgent({
+      dir: tmp, kubeconfig: api.kubeconfig, containerRuntimeEndpoint: ctd.endpoint, nodeName: NODE,
+      configLines: certs ? [`authentication: {anonymous: {enabled: false}, webhook: {enabled: false}, x509: {clientCAFile: ${certs.ca}}}`, `tlsCertFile: ${certs.servingCert}`, `tlsPrivateKeyFile: ${certs.servingKey}`] : [],
+    });
+    clet = agent;
+    cletPort = agent.port;
     await waitFor('the node to be Ready', () => maybe('get', 'node', NODE)?.status?.conditions?.find((c: { type: string }) => c.type === 'Ready')?.status === 'True');
     ok('create', '-f', podFile('ticker', [{ name: 'ticker', command: ['sh', '-c', 'trap "exit 0" TERM; i=0; while true; do echo "tick $i"; i=$((i+1)); sleep 0.3; done'] }]));
     await waitFor('ticker to run', () => maybe('get', 'pod', 'ticker')?.status?.phase === 'Running');

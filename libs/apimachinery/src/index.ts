@@ -11,3 +11,4 @@ export * from './selectors';
 export * from './patch';
 export * from './quantity';
 export { jsonEqual } from './json-equal';
+export { toleratesTaint, type TaintLike, type TolerationLike } from './tolerations';

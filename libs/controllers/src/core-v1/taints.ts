@@ -2,26 +2,15 @@
 // by key and effect (Taint.MatchTaint); a toleration covers a taint by effect, key and operator
 // (Toleration.ToleratesTaint); each taint takes the first toleration that covers it (GetMatchingTolerations).
 import type { Taint, Toleration } from './types';
+import { toleratesTaint } from '@cl/apimachinery';
+
+export { toleratesTaint };
 
 /** Same key and effect: the same taint as far as adding and removing go (value and timeAdded aside). */
 export const sameTaint = (a: Pick<Taint, 'key' | 'effect'>, b: Pick<Taint, 'key' | 'effect'>): boolean => a.key === b.key && a.effect === b.effect;
 
 export const hasTaint = (taints: readonly Taint[] | undefined, taint: Pick<Taint, 'key' | 'effect'>): boolean => (taints ?? []).some((t) => sameTaint(t, taint));
 
-/** An empty effect or key in the toleration matches any; `Exists` matches any value, `Equal` (or empty) one value. */
-export function toleratesTaint(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  switch (t.operator ?? '') {
-    case '':
-    case 'Equal':
-      return (t.value ?? '') === (taint.value ?? '');
-    case 'Exists':
-      return true;
-    default:
-      return false;
-  }
-}
 
 /**
  * For each taint, the first toleration that covers it, in the taints' order; undefined when some taint has none

@@ -1,21 +1,10 @@
 // Whether a pod's tolerations cover a node's taints (k8s.io/api/core/v1 Toleration.ToleratesTaint and
 // component-helpers' FindMatchingUntoleratedTaint).
 import type { Taint, Toleration } from '../types';
+import { toleratesTaint } from '@cl/apimachinery';
 
-/** An empty effect or key in the toleration matches any; `Exists` matches any value, `Equal` (or empty) one value. */
-export function toleratesTaint(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  switch (t.operator ?? '') {
-    case '':
-    case 'Equal':
-      return (t.value ?? '') === (taint.value ?? '');
-    case 'Exists':
-      return true;
-    default:
-      return false;
-  }
-}
+export { toleratesTaint };
+
 
 export function tolerationsTolerateTaint(tolerations: readonly Toleration[] | undefined, taint: Taint): boolean {
   return (tolerations ?? []).some((t) => toleratesTaint(t, taint));
