@@ -2,13 +2,13 @@
 // come from shared informers; a change queues the Deployment it concerns; a sync claims the ReplicaSets the
 // Deployment selects (adopting orphans, releasing what no longer matches) and runs one DeploymentSync pass. It
 // never touches pods: the ReplicaSet controller makes each ReplicaSet's pods match its size.
-import { jsonEqual, labelSelectorFromMeta, type LabelSelector } from '@cl/apimachinery';
-import { createEventRecorder, eventSinkFor, isInvalid, isNotFound, resourcePath, type EventRecorder, type Informer, type KubeClient } from '@cl/kube-client';
+import { jsonEqual, type LabelSelector } from '@cl/apimachinery';
+import { createEventRecorder, eventSinkFor, isInvalid, isNotFound, type EventRecorder, type Informer, type KubeClient } from '@cl/kube-client';
 import type { Controller, ControllerContext, ControllerLog } from '../controller';
-import { adoptPatch, claimDecision, controllerOf, releasePatch } from '../workloads/controller-ref';
+import { adoptPatch, claimDecision, controllerOf, controllersSelecting, releasePatch, resolveControllerRef, selectorOf } from '../workloads/controller-ref';
 import { errorMessage, objectReference } from '../workloads/object-reference';
 import { OwnWrites } from '../workloads/own-writes';
-import { keyOf, type Deployment, type OwnerReference, type Pod, type ReplicaSet } from '../workloads/types';
+import { keyOf, replicaSetPath, type Deployment, type OwnerReference, type Pod, type ReplicaSet } from '../workloads/types';
 import { runWorkers, WorkQueue } from '../workloads/work-queue';
 import { PODS_PATH, REPLICASETS_PATH } from '../replicaset/replicaset-controller';
 import { deploymentPath, DeploymentSync } from './deployment-sync';
@@ -86,20 +86,7 @@ export class DeploymentController implements Controller {
   }
 
   private resolve(namespace: string | undefined, ref: OwnerReference): Deployment | undefined {
-    if (ref.kind !== 'Deployment') return undefined;
-    const d = this.deployments.get(`${namespace ?? ''}/${ref.name}`);
-    return d && d.metadata.uid === ref.uid ? d : undefined;
-  }
-
-  /** Deployments of the ReplicaSet's namespace whose selector matches it: candidates to adopt an orphan. */
-  private deploymentsSelecting(rs: ReplicaSet): Deployment[] {
-    const labels = rs.metadata.labels ?? {};
-    if (Object.keys(labels).length === 0) return [];
-    return this.deployments.list().filter((d) => {
-      if (d.metadata.namespace !== rs.metadata.namespace) return false;
-      const selector = selectorOf(d);
-      return !!selector && !selector.empty && selector.matches(labels);
-    });
+    return resolveControllerRef(this.deployments, 'Deployment', namespace, ref);
   }
 
   private replicaSetAdded(rs: ReplicaSet) {
@@ -110,7 +97,7 @@ export class DeploymentController implements Controller {
       if (d) this.queue.add(keyOf(d));
       return;
     }
-    for (const d of this.deploymentsSelecting(rs)) this.queue.add(keyOf(d));
+    for (const d of controllersSelecting(this.deployments.list(), rs)) this.queue.add(keyOf(d));
   }
 
   private replicaSetUpdated(rs: ReplicaSet, old: ReplicaSet) {
@@ -128,7 +115,7 @@ export class DeploymentController implements Controller {
       return;
     }
     const labelsChanged = !jsonEqual(rs.metadata.labels ?? {}, old.metadata.labels ?? {});
-    if (labelsChanged || refChanged) for (const d of this.deploymentsSelecting(rs)) this.queue.add(keyOf(d));
+    if (labelsChanged || refChanged) for (const d of controllersSelecting(this.deployments.list(), rs)) this.queue.add(keyOf(d));
   }
 
   private replicaSetDeleted(rs: ReplicaSet) {
@@ -189,7 +176,7 @@ export class DeploymentController implements Controller {
       if (decision === 'adopt') {
         try {
           await (canAdopt ??= this.recheckNotDeleted(d));
-          const adopted = await this.client.patch<ReplicaSet>(rsPath(rs), adoptPatch({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: d.metadata }, rs.metadata.uid), 'strategic');
+          const adopted = await this.client.patch<ReplicaSet>(replicaSetPath(rs), adoptPatch({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: d.metadata }, rs.metadata.uid), 'strategic');
           owned.push(adopted);
         } catch (e) {
           if (!isNotFound(e)) errors.push(e);
@@ -197,7 +184,7 @@ export class DeploymentController implements Controller {
       }
       if (decision === 'release') {
         try {
-          await this.client.patch(rsPath(rs), releasePatch(d.metadata.uid, rs.metadata.uid), 'strategic');
+          await this.client.patch(replicaSetPath(rs), releasePatch(d.metadata.uid, rs.metadata.uid), 'strategic');
         } catch (e) {
           if (!isNotFound(e) && !isInvalid(e)) errors.push(e);
         }
@@ -225,14 +212,3 @@ export class DeploymentController implements Controller {
   }
 }
 
-function selectorOf(d: Deployment | ReplicaSet): LabelSelector | undefined {
-  try {
-    return labelSelectorFromMeta(d.spec?.selector);
-  } catch {
-    return undefined;
-  }
-}
-
-function rsPath(rs: ReplicaSet): string {
-  return resourcePath({ group: 'apps', version: 'v1', resource: 'replicasets', namespace: rs.metadata.namespace, name: rs.metadata.name });
-}

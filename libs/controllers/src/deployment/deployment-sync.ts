@@ -8,7 +8,7 @@ import type { ControllerLog } from '../controller';
 import { controllerOf, controllerRefTo } from '../workloads/controller-ref';
 import { errorMessage, objectReference } from '../workloads/object-reference';
 import type { OwnWrites } from '../workloads/own-writes';
-import { specReplicas, type Deployment, type Pod, type ReplicaSet } from '../workloads/types';
+import { keyOf, replicaSetPath, specReplicas, type Deployment, type Pod, type ReplicaSet } from '../workloads/types';
 import {
   calculateDeploymentStatus,
   deploymentComplete,
@@ -195,7 +195,7 @@ export class DeploymentSync {
     } catch (e) {
       if (isAlreadyExists(e)) {
         // A slow informer, or a hash collision: ours only if we control it and its template is ours.
-        const found = await this.deps.client.get<ReplicaSet>(rsPath(rs));
+        const found = await this.deps.client.get<ReplicaSet>(replicaSetPath(rs));
         if (controllerOf(found)?.uid === d.metadata.uid && templatesEqualIgnoringHash(d.spec?.template, found.spec?.template)) {
           created = found;
           alreadyExists = true;
@@ -203,7 +203,7 @@ export class DeploymentSync {
           const before = d.status?.collisionCount ?? 0;
           (d.status ??= {}).collisionCount = before + 1;
           await this.writeStatus().then(
-            () => this.deps.log('Found a hash collision for deployment - bumping collisionCount to resolve it', { deployment: key(d), oldCollisionCount: before, newCollisionCount: before + 1 }),
+            () => this.deps.log('Found a hash collision for deployment - bumping collisionCount to resolve it', { deployment: keyOf(d), oldCollisionCount: before, newCollisionCount: before + 1 }),
             () => undefined,
           );
           throw e;
@@ -231,7 +231,7 @@ export class DeploymentSync {
   }
 
   private async updateReplicaSet(rs: ReplicaSet): Promise<ReplicaSet> {
-    const updated = await this.deps.client.update<ReplicaSet>(rsPath(rs), { ...rs, apiVersion: 'apps/v1', kind: 'ReplicaSet' });
+    const updated = await this.deps.client.update<ReplicaSet>(replicaSetPath(rs), { ...rs, apiVersion: 'apps/v1', kind: 'ReplicaSet' });
     // Recorded once it succeeded: a failed write replaced nothing, and no watch event of it will come.
     this.deps.ownWrites.replacedVersion(rs.metadata.uid, rs.metadata.resourceVersion);
     return this.remember(updated);
@@ -286,7 +286,7 @@ export class DeploymentSync {
     cleanable.sort(byRevision);
     for (const rs of cleanable.slice(0, diff)) {
       if ((rs.status?.replicas ?? 0) !== 0 || specReplicas(rs) !== 0 || (rs.metadata.generation ?? 0) > (rs.status?.observedGeneration ?? 0)) continue;
-      await this.deps.client.delete(rsPath(rs)).catch((e: unknown) => {
+      await this.deps.client.delete(replicaSetPath(rs)).catch((e: unknown) => {
         if (!isNotFound(e)) throw e;
       });
     }
@@ -365,13 +365,7 @@ function setDeploymentRevision(d: Deployment, revision: string | undefined): boo
   return true;
 }
 
-function key(o: { metadata: { namespace?: string; name?: string } }): string {
-  return `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-}
 
-function rsPath(rs: ReplicaSet): string {
-  return resourcePath({ group: 'apps', version: 'v1', resource: 'replicasets', namespace: rs.metadata.namespace, name: rs.metadata.name });
-}
 
 export function deploymentPath(d: Deployment): string {
   return resourcePath({ group: 'apps', version: 'v1', resource: 'deployments', namespace: d.metadata.namespace, name: d.metadata.name });

@@ -3,13 +3,13 @@
 // pods created (in slow-start batches) or deleted (least useful first) as make the count right; and the status
 // written through the status subresource when it changed. Informer events of ReplicaSets and pods queue the
 // ReplicaSets they concern; expectations keep a sync from acting on a pod list that lags its own writes.
-import { jsonEqual, labelSelectorFromMeta, type LabelSelector } from '@cl/apimachinery';
+import { jsonEqual, type LabelSelector } from '@cl/apimachinery';
 import { createEventRecorder, eventSinkFor, isInvalid, isNotFound, resourcePath, type EventRecorder, type Informer, type KubeClient } from '@cl/kube-client';
 import type { Controller, ControllerContext, ControllerLog } from '../controller';
-import { adoptPatch, claimDecision, controllerOf, releasePatch } from '../workloads/controller-ref';
+import { adoptPatch, claimDecision, controllerOf, controllersSelecting, releasePatch, resolveControllerRef, selectorOf } from '../workloads/controller-ref';
 import { errorMessage, objectReference } from '../workloads/object-reference';
 import { isPodActive, isPodReady } from '../workloads/pod-state';
-import { keyOf, specReplicas, type OwnerReference, type Pod, type ReplicaSet, type ReplicaSetStatus } from '../workloads/types';
+import { keyOf, replicaSetPath, specReplicas, type OwnerReference, type Pod, type ReplicaSet, type ReplicaSetStatus } from '../workloads/types';
 import { runWorkers, WorkQueue } from '../workloads/work-queue';
 import { PodExpectations } from './expectations';
 import { podFromTemplate } from './pod-from-template';
@@ -99,20 +99,7 @@ export class ReplicaSetController implements Controller {
 
   /** The ReplicaSet a controller reference names, if it still exists with that uid. */
   private resolve(namespace: string | undefined, ref: OwnerReference): ReplicaSet | undefined {
-    if (ref.kind !== 'ReplicaSet') return undefined;
-    const rs = this.replicaSets.get(`${namespace ?? ''}/${ref.name}`);
-    return rs && rs.metadata.uid === ref.uid ? rs : undefined;
-  }
-
-  /** ReplicaSets of the pod's namespace whose selector matches it: candidates to adopt an orphan. */
-  private replicaSetsSelecting(pod: Pod): ReplicaSet[] {
-    const labels = pod.metadata.labels ?? {};
-    if (Object.keys(labels).length === 0) return [];
-    return this.replicaSets.list().filter((rs) => {
-      if (rs.metadata.namespace !== pod.metadata.namespace) return false;
-      const selector = selectorOf(rs);
-      return !!selector && !selector.empty && selector.matches(labels);
-    });
+    return resolveControllerRef(this.replicaSets, 'ReplicaSet', namespace, ref);
   }
 
   private podAdded(pod: Pod) {
@@ -127,7 +114,7 @@ export class ReplicaSetController implements Controller {
       return;
     }
     // An orphan: whoever selects it may adopt it. Not a creation anyone waits for.
-    for (const rs of this.replicaSetsSelecting(pod)) this.queue.add(keyOf(rs));
+    for (const rs of controllersSelecting(this.replicaSets.list(), pod)) this.queue.add(keyOf(rs));
   }
 
   private podUpdated(pod: Pod, old: Pod) {
@@ -156,7 +143,7 @@ export class ReplicaSetController implements Controller {
       if (!isPodReady(old) && isPodReady(pod) && minReadySeconds > 0) this.queue.addAfter(keyOf(rs), (minReadySeconds + 1) * 1000);
       return;
     }
-    if (labelsChanged || refChanged) for (const rs of this.replicaSetsSelecting(pod)) this.queue.add(keyOf(rs));
+    if (labelsChanged || refChanged) for (const rs of controllersSelecting(this.replicaSets.list(), pod)) this.queue.add(keyOf(rs));
   }
 
   private podDeleted(pod: Pod) {
@@ -239,7 +226,7 @@ export class ReplicaSetController implements Controller {
 
   /** RecheckDeletionTimestamp: a fresh read of the ReplicaSet, refusing adoption if it is gone or going. */
   private async recheckNotDeleted(rs: ReplicaSet): Promise<void> {
-    const fresh = await this.client.get<ReplicaSet>(rsPath(rs));
+    const fresh = await this.client.get<ReplicaSet>(replicaSetPath(rs));
     const { namespace, name, uid } = rs.metadata;
     if (fresh.metadata.uid !== uid) throw new Error(`original ReplicaSet ${namespace}/${name} is gone: got uid ${fresh.metadata.uid}, wanted ${uid}`);
     if (fresh.metadata.deletionTimestamp) throw new Error(`ReplicaSet ${namespace}/${name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
@@ -335,31 +322,20 @@ export class ReplicaSetController implements Controller {
   private async writeStatus(rs: ReplicaSet, status: ReplicaSetStatus): Promise<ReplicaSet> {
     if (replicaSetStatusUnchanged(rs, status)) return rs;
     const next: ReplicaSetStatus = { ...status, observedGeneration: rs.metadata.generation };
-    const path = `${rsPath(rs)}/status`;
+    const path = `${replicaSetPath(rs)}/status`;
     let current = rs;
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.client.update<ReplicaSet>(path, { ...current, apiVersion: 'apps/v1', kind: 'ReplicaSet', status: next });
       } catch (e) {
         if (attempt >= 1) throw e;
-        current = await this.client.get<ReplicaSet>(rsPath(rs));
+        current = await this.client.get<ReplicaSet>(replicaSetPath(rs));
       }
     }
   }
 }
 
 /** The ReplicaSet's selector, or undefined for one that cannot be parsed (it then selects nothing). */
-function selectorOf(rs: ReplicaSet): LabelSelector | undefined {
-  try {
-    return labelSelectorFromMeta(rs.spec?.selector);
-  } catch {
-    return undefined;
-  }
-}
-
-function rsPath(rs: ReplicaSet): string {
-  return resourcePath({ group: 'apps', version: 'v1', resource: 'replicasets', namespace: rs.metadata.namespace, name: rs.metadata.name });
-}
 
 function podPath(pod: Pod): string {
   return resourcePath({ version: 'v1', resource: 'pods', namespace: pod.metadata.namespace, name: pod.metadata.name });

@@ -2,6 +2,8 @@
 // an object its selector may or may not match (own it, adopt it, release it, leave it), and the strategic merge
 // patches that adopt and release. The patches carry the dependent's uid, so a dependent deleted and created
 // again under the same name refuses them (the server rejects a changed uid).
+import { labelSelectorFromMeta, type LabelSelector, type MetaLabelSelector } from '@cl/apimachinery';
+import type { Informer } from '@cl/kube-client';
 import type { ObjectMeta, OwnerReference } from './types';
 
 interface Owner {
@@ -46,4 +48,31 @@ export function adoptPatch(owner: Owner, dependentUid: string | undefined): Reco
 
 export function releasePatch(ownerUid: string | undefined, dependentUid: string | undefined): Record<string, unknown> {
   return { metadata: { ownerReferences: [{ $patch: 'delete', uid: ownerUid }], uid: dependentUid } };
+}
+
+/** The controller's spec.selector parsed; undefined when it is invalid (such a controller selects nothing). */
+export function selectorOf(controller: { spec?: { selector?: MetaLabelSelector | null } }): LabelSelector | undefined {
+  try {
+    return labelSelectorFromMeta(controller.spec?.selector);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The controller of `kind` that `ref` names in `namespace`, if the informer holds it with that uid (resolveControllerRef). */
+export function resolveControllerRef<T extends { metadata: ObjectMeta }>(controllers: Informer<T>, kind: string, namespace: string | undefined, ref: OwnerReference): T | undefined {
+  if (ref.kind !== kind) return undefined;
+  const c = controllers.get(`${namespace ?? ''}/${ref.name}`);
+  return c && c.metadata.uid === ref.uid ? c : undefined;
+}
+
+/** Controllers of the object's namespace whose selector matches its labels: candidates to adopt it as an orphan. */
+export function controllersSelecting<T extends { metadata: ObjectMeta; spec?: { selector?: MetaLabelSelector | null } }>(controllers: readonly T[], obj: { metadata: ObjectMeta }): T[] {
+  const labels = obj.metadata.labels ?? {};
+  if (Object.keys(labels).length === 0) return [];
+  return controllers.filter((c) => {
+    if (c.metadata.namespace !== obj.metadata.namespace) return false;
+    const selector = selectorOf(c);
+    return !!selector && !selector.empty && selector.matches(labels);
+  });
 }

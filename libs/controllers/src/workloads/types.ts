@@ -3,6 +3,7 @@
 // half-way; the API server's defaults and validation are what make the fields meaningful. Templates and specs
 // are carried through untouched (`[field: string]: unknown`), so what the controllers copy keeps every field.
 import type { MetaLabelSelector, OwnerReference } from '@cl/apimachinery';
+import { resourcePath } from '@cl/kube-client';
 
 export type { OwnerReference };
 
@@ -130,6 +131,11 @@ export interface Deployment {
 /** "namespace/name", the informers' key. */
 export function keyOf(obj: { metadata: ObjectMeta }): string {
   return `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+}
+
+/** The ReplicaSet's URL path. */
+export function replicaSetPath(rs: ReplicaSet): string {
+  return resourcePath({ group: 'apps', version: 'v1', resource: 'replicasets', namespace: rs.metadata.namespace, name: rs.metadata.name });
 }
 
 /** spec.replicas as the server defaults it (1 when absent). */
