@@ -3,17 +3,9 @@
 // everywhere: a controller must not crash on an object another client wrote half-way. Objects that are written
 // back whole (a Node's status, a ConfigMap) keep every field they arrived with, known here or not.
 
-export interface ObjectMeta {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  creationTimestamp?: string;
-  deletionTimestamp?: string | null;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  [field: string]: unknown;
-}
+import type { ObjectMeta } from '@cl/apimachinery';
+
+export type { ObjectMeta };
 
 export type TaintEffect = 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
 

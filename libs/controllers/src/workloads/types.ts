@@ -2,26 +2,10 @@
 // they arrive in JSON. Optional almost everywhere: a controller must not crash on an object another client wrote
 // half-way; the API server's defaults and validation are what make the fields meaningful. Templates and specs
 // are carried through untouched (`[field: string]: unknown`), so what the controllers copy keeps every field.
-import type { MetaLabelSelector, OwnerReference } from '@cl/apimachinery';
+import type { MetaLabelSelector, ObjectMeta, OwnerReference } from '@cl/apimachinery';
 import { resourcePath } from '@cl/kube-client';
 
-export type { OwnerReference };
-
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string | null;
-  deletionTimestamp?: string | null;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  finalizers?: string[];
-  [field: string]: unknown;
-}
+export type { ObjectMeta, OwnerReference };
 
 export interface Condition {
   type: string;
