@@ -7,6 +7,9 @@ const base: ControllerOptions = {
   nodeStartupGracePeriodMs: 60_000,
   nodeEvictionRate: 0.1,
   terminatedPodGCThreshold: 12500,
+  resourceQuotaSyncPeriodMs: 30_000,
+  concurrentNamespaceSyncs: 10,
+  concurrentGCSyncs: 20,
   rootCAFile: '',
 };
 
@@ -21,6 +24,10 @@ test.each<[string[], string, boolean]>([
   // The first entry naming a controller decides, as kube-controller-manager reads the list.
   [['podgc', '-podgc'], 'pod-garbage-collector-controller', true],
   [['-nodelifecycle', '*'], 'node-lifecycle-controller', false],
+  [['serviceaccount'], 'serviceaccount-controller', true],
+  [['serviceaccount'], 'namespace-controller', false],
+  [['*', '-garbagecollector'], 'garbage-collector-controller', false],
+  [['*', '-garbagecollector'], 'resourcequota-controller', true],
 ])('--controllers=%j: %s enabled is %s', (enabled, name, want) => {
   expect(isControllerEnabled(name, enabled)).toBe(want);
 });
@@ -35,6 +42,10 @@ test.each<[Partial<ControllerOptions>, string[]]>([
   [{ enabled: ['nope', '-gone'] }, ['--controllers: "nope" is not in the list of known controllers', '--controllers: "gone" is not in the list of known controllers']],
   [{ nodeEvictionRate: -1 }, ['--node-eviction-rate must not be negative']],
   [{ nodeMonitorGracePeriodMs: 0, nodeMonitorPeriodMs: 0 }, ['--node-monitor-grace-period must be greater than 0', '--node-monitor-period must be greater than 0']],
+  [
+    { resourceQuotaSyncPeriodMs: 0, concurrentNamespaceSyncs: 0, concurrentGCSyncs: 0 },
+    ['--resource-quota-sync-period must be greater than 0', '--concurrent-namespace-syncs must be at least 1', '--concurrent-gc-syncs must be at least 1'],
+  ],
   [{ rootCAFile: '/nonexistent/ca.crt' }, ["--root-ca-file: ENOENT: no such file or directory, open '/nonexistent/ca.crt'"]],
 ])('validation of %j', (change, errors) => {
   expect(validateControllerOptions({ ...base, ...change })).toEqual(errors);

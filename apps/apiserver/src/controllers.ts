@@ -1,9 +1,8 @@
 // Which of @cl/controllers' control loops this process runs, from kube-controller-manager's flags: --controllers
 // with its names and aliases ('*', 'foo', '-foo'), and the settings of node lifecycle, pod GC and the root CA
-// publisher. The namespace, service account, garbage collector and quota controllers are part of the resource
-// API (libs/registry) and always run; the scheduler has --enable-scheduler.
+// publisher. The scheduler has --enable-scheduler.
 import { readFileSync } from 'node:fs';
-import { DeploymentController, NodeLifecycleController, PodGCController, ReplicaSetController, RootCACertPublisher, TaintEvictionController, type Controller, type ControllerContext } from '@cl/controllers';
+import { DeploymentController, GarbageCollector, NamespaceController, NodeLifecycleController, PodGCController, ReplicaSetController, ResourceQuotaController, RootCACertPublisher, ServiceAccountsController, TaintEvictionController, type Controller, type ControllerContext } from '@cl/controllers';
 import type { InProcessContext, InProcessControllerFactory } from './in-process';
 
 export interface ControllerOptions {
@@ -14,6 +13,9 @@ export interface ControllerOptions {
   nodeStartupGracePeriodMs: number;
   nodeEvictionRate: number;
   terminatedPodGCThreshold: number;
+  resourceQuotaSyncPeriodMs: number;
+  concurrentNamespaceSyncs: number;
+  concurrentGCSyncs: number;
   /** --root-ca-file; empty: the CA of the serving certificate. */
   rootCAFile: string;
 }
@@ -22,6 +24,10 @@ type Make = (ctx: ControllerContext, opts: ControllerOptions, serving: InProcess
 
 // Upstream 1.33's names, each with the short alias kube-controller-manager still accepts.
 const CONTROLLERS: { name: string; alias: string; make: Make }[] = [
+  { name: 'namespace-controller', alias: 'namespace', make: (ctx, o) => new NamespaceController(ctx, { workers: o.concurrentNamespaceSyncs }) },
+  { name: 'serviceaccount-controller', alias: 'serviceaccount', make: (ctx) => new ServiceAccountsController(ctx) },
+  { name: 'garbage-collector-controller', alias: 'garbagecollector', make: (ctx, o) => new GarbageCollector(ctx, { workers: o.concurrentGCSyncs }) },
+  { name: 'resourcequota-controller', alias: 'resourcequota', make: (ctx, o) => new ResourceQuotaController(ctx, { resyncMs: o.resourceQuotaSyncPeriodMs }) },
   { name: 'replicaset-controller', alias: 'replicaset', make: (ctx) => new ReplicaSetController(ctx) },
   { name: 'deployment-controller', alias: 'deployment', make: (ctx) => new DeploymentController(ctx) },
   {
@@ -53,6 +59,9 @@ export function validateControllerOptions(o: ControllerOptions): string[] {
   if (o.nodeEvictionRate < 0) errs.push('--node-eviction-rate must not be negative');
   if (o.nodeMonitorGracePeriodMs <= 0) errs.push('--node-monitor-grace-period must be greater than 0');
   if (o.nodeMonitorPeriodMs <= 0) errs.push('--node-monitor-period must be greater than 0');
+  if (o.resourceQuotaSyncPeriodMs <= 0) errs.push('--resource-quota-sync-period must be greater than 0');
+  if (o.concurrentNamespaceSyncs < 1) errs.push('--concurrent-namespace-syncs must be at least 1');
+  if (o.concurrentGCSyncs < 1) errs.push('--concurrent-gc-syncs must be at least 1');
   if (o.rootCAFile) {
     try {
       if (!/-----BEGIN CERTIFICATE-----/.test(readFileSync(o.rootCAFile, 'utf8'))) errs.push(`--root-ca-file: ${o.rootCAFile} holds no PEM certificate`);
@@ -82,7 +91,7 @@ function rootCA(o: ControllerOptions, serving: InProcessContext): string {
   return last.endsWith('\n') ? last : `${last}\n`;
 }
 
-/** The enabled controllers as in-process factories, in a fixed order (workloads first, as upstream starts them). */
+/** The enabled controllers as in-process factories, in a fixed order. */
 export function controllerFactories(o: ControllerOptions): InProcessControllerFactory[] {
   return CONTROLLERS.filter((c) => isControllerEnabled(c.name, o.enabled)).map(
     (c): InProcessControllerFactory =>

@@ -76,6 +76,9 @@ export function apiserverFlags(): FlagSet {
     .add({ name: 'node-startup-grace-period', type: types.duration, default: 60_000, section: 'Controller flags', usage: 'Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.' })
     .add({ name: 'node-eviction-rate', type: types.float64, default: 0.1, section: 'Controller flags', usage: 'Number of nodes per second on which pods are deleted in case of node failure when a zone is healthy (see --unhealthy-zone-threshold for definition of healthy/unhealthy). Zone refers to entire cluster in non-multizone clusters.' })
     .add({ name: 'terminated-pod-gc-threshold', type: types.int32, default: 12500, section: 'Controller flags', usage: 'Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled.' })
+    .add({ name: 'resource-quota-sync-period', type: types.duration, default: 30_000, section: 'Controller flags', usage: 'The period for syncing quota usage status in the system. (kube-controller-manager defaults to 5m0s; 30s here, so that a create admission charged but the store refused stops counting soon.)' })
+    .add({ name: 'concurrent-namespace-syncs', type: types.int32, default: 10, section: 'Controller flags', usage: 'The number of namespace objects that are allowed to sync concurrently. Larger number = more responsive namespace termination, but more CPU (and network) load' })
+    .add({ name: 'concurrent-gc-syncs', type: types.int32, default: 20, section: 'Controller flags', usage: 'The number of garbage collector workers that are allowed to sync concurrently.' })
     .add({ name: 'root-ca-file', type: types.string, default: '', section: 'Controller flags', usage: "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle. Published in every namespace's kube-root-ca.crt ConfigMap; by default the CA of the serving certificate." })
     .add({ name: 'event-ttl', type: types.duration, default: 60 * 60_000, section: generic, usage: 'Amount of time to retain events.' })
     .add({ name: 'anonymous-auth', type: types.bool, default: true, section: 'Authentication flags', usage: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.' })
@@ -132,6 +135,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       nodeStartupGracePeriodMs: v['node-startup-grace-period'] as number,
       nodeEvictionRate: v['node-eviction-rate'] as number,
       terminatedPodGCThreshold: v['terminated-pod-gc-threshold'] as number,
+      resourceQuotaSyncPeriodMs: v['resource-quota-sync-period'] as number,
+      concurrentNamespaceSyncs: v['concurrent-namespace-syncs'] as number,
+      concurrentGCSyncs: v['concurrent-gc-syncs'] as number,
       rootCAFile: v['root-ca-file'] as string,
     },
     verbosity: v['v'] as number,

@@ -1,11 +1,12 @@
 // The resource API as this server mounts it: the built-in kinds over the store (generic stores with their watch
-// caches), the admission chain, the namespace controller and the garbage collector, their routes, discovery and OpenAPI documents, and
-// the storage and long-running-request metrics.
+// caches), the admission chain, their routes, discovery and OpenAPI documents, and the storage and
+// long-running-request metrics. The controllers (namespace, service accounts, garbage collector, quota, ...) run as
+// clients of this API (controllers.ts).
 import { createHash } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { requestInfo } from '@cl/auth';
 import { apiVersionOf, openApiV3, openApiV2, type KindDefinition, type SubresourceDocument } from '@cl/api';
-import { builtinKinds, builtinResources, ResourceApi, startGarbageCollector, startNamespaceController, startQuotaController, startServiceAccountsController, writeJson, type ResourceStore } from '@cl/registry';
+import { builtinKinds, builtinResources, ResourceApi, writeJson, type ResourceStore } from '@cl/registry';
 import { LeaseManager, type Store } from '@cl/store';
 import { buildAdmission, enabledAdmissionPlugins } from './admission';
 import type { DiscoveryGroup } from './authn';
@@ -132,7 +133,7 @@ export function openApiRoutes(kinds: readonly KindDefinition[]): Route[] {
 export interface MountedResources {
   routes: Route[];
   stores: ResourceStore[];
-  /** Fills the watch caches and starts the namespace controller. */
+  /** Fills the watch caches. */
   start(): Promise<void>;
   stop(): void;
 }
@@ -170,28 +171,15 @@ export function mountResources(store: Store, opts: ResourceOptions): MountedReso
     },
     handle: (ctx) => api.handle(ctx.req, ctx.res, ctx.info, ctx.user),
   };
-  const namespaces = stores.find((s) => s.def.plural === 'namespaces' && s.def.group === '')!;
-  let controller: ReturnType<typeof startNamespaceController> | null = null;
-  let collector: ReturnType<typeof startGarbageCollector> | null = null;
-  let accounts: ReturnType<typeof startServiceAccountsController> | null = null;
-  let quota: ReturnType<typeof startQuotaController> | null = null;
   return {
     routes: [route],
     stores,
     async start() {
       await Promise.all(stores.map((s) => s.start()));
       collect();
-      controller = startNamespaceController(namespaces, stores, opts.log);
-      collector = startGarbageCollector(stores, opts.log);
-      accounts = startServiceAccountsController(namespaces, stores.find((s) => s.def.plural === 'serviceaccounts' && s.def.group === '')!, opts.log);
-      quota = startQuotaController(stores.find((s) => s.def.plural === 'resourcequotas' && s.def.group === '')!, stores, opts.log);
     },
     stop() {
       clearInterval(timer);
-      controller?.stop();
-      collector?.stop();
-      accounts?.stop();
-      quota?.stop();
       for (const s of stores) s.stop();
     },
   };

@@ -25,3 +25,23 @@ export { scale } from './kinds/autoscaling-v1';
 export type { Scale } from './kinds/autoscaling-v1';
 export { role, clusterRole, roleBinding, clusterRoleBinding } from './kinds/rbac-v1';
 export { ALL_KINDS } from './kinds/all';
+export { qosClass, type QOSClass } from './quota/qos';
+export { resourceTotals, addInto, podResourceTotals, type ResourceTotals } from './quota/pod-resources';
+export * from './quota/resource-names';
+export {
+  evaluatorFor,
+  podEvaluator,
+  podCountsForCompute,
+  podMatchesScope,
+  objectCountName,
+  quotaUsage,
+  quotaMatches,
+  quotaScopes,
+  checkCreate,
+  toResourceList,
+  prettyPrint,
+  QuotaRefusal,
+  type QuotaEvaluator,
+  type QuotaObject,
+  type ScopeRequirement,
+} from './quota/quota-evaluation';

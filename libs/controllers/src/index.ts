@@ -16,3 +16,10 @@ export { podTemplateHash, templatesEqualIgnoringHash, POD_TEMPLATE_HASH_LABEL } 
 export { resolveFenceposts, maxSurge, maxUnavailable } from './deployment/fenceposts';
 export { REVISION_ANNOTATION, DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION } from './deployment/revisions';
 export type { Deployment, ReplicaSet } from './workloads/types';
+export { NamespaceController, NAMESPACE_FINALIZER, type NamespaceControllerOptions } from './namespace/namespace-controller';
+export { namespaceConditions, mergeConditions, type NamespaceCondition, type ContentReport } from './namespace/namespace-conditions';
+export { ServiceAccountsController, type ServiceAccountsControllerOptions } from './serviceaccount/serviceaccounts-controller';
+export { GarbageCollector, type GarbageCollectorOptions } from './garbage-collector/garbage-collector';
+export { dependentAction, defaultPolicy, ownerState, blockingDependents, type DependentAction, type DependentFacts, type OwnerState } from './garbage-collector/gc-decisions';
+export { discoverResources, type ApiResource } from './discovery/api-resources';
+export { ResourceQuotaController, sameUsage, type ResourceQuotaControllerOptions } from './resourcequota/resource-quota-controller';

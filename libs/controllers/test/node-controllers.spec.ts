@@ -110,8 +110,9 @@ async function eventsAbout(name: string, reason: string): Promise<CoreEvent[]> {
 
 beforeAll(async () => {
   // No scheduler: the test binds pods itself. No DefaultTolerationSeconds: a pod can then tolerate nothing.
-  // The controllers under test run here, in the test process: none in the server (--controllers= empty).
-  api = await startApiserverProcess(['--enable-scheduler=false', '--controllers=', '--disable-admission-plugins=DefaultTolerationSeconds']);
+  // The controllers under test run here, in the test process; the server runs only the service account controller
+  // (pods are refused until their namespace's `default` service account exists).
+  api = await startApiserverProcess(['--enable-scheduler=false', '--controllers=serviceaccount', '--disable-admission-plugins=DefaultTolerationSeconds']);
   client = clientFor(api);
   informers = new SharedInformers(client);
   informers.informer<Pod>('/api/v1/pods').on('delete', (p) => lastSeenDeleted.set(p.metadata.name, p));

@@ -7,6 +7,7 @@ import { jsonEqual, type LabelSelector } from '@cl/apimachinery';
 import { createEventRecorder, eventSinkFor, isInvalid, isNotFound, resourcePath, type EventRecorder, type Informer, type KubeClient } from '@cl/kube-client';
 import type { Controller, ControllerContext, ControllerLog } from '../controller';
 import { adoptPatch, claimDecision, controllerOf, controllersSelecting, releasePatch, resolveControllerRef, selectorOf } from '../workloads/controller-ref';
+import { isNamespaceTerminating } from '../core-v1/namespace-terminating';
 import { errorMessage, objectReference } from '../workloads/object-reference';
 import { isPodActive, isPodReady } from '../workloads/pod-state';
 import { keyOf, replicaSetPath, specReplicas, type OwnerReference, type Pod, type ReplicaSet, type ReplicaSetStatus } from '../workloads/types';
@@ -339,10 +340,4 @@ export class ReplicaSetController implements Controller {
 
 function podPath(pod: Pod): string {
   return resourcePath({ version: 'v1', resource: 'pods', namespace: pod.metadata.namespace, name: pod.metadata.name });
-}
-
-/** A create refused because the namespace is terminating (the NamespaceTerminating status cause). */
-function isNamespaceTerminating(e: unknown): boolean {
-  const causes = (e as { status?: { details?: { causes?: Array<{ type?: string }> } } })?.status?.details?.causes;
-  return Array.isArray(causes) && causes.some((c) => c?.type === 'NamespaceTerminating');
 }

@@ -5,6 +5,7 @@
 import { isNotFound, resourcePath, type Informer, type KubeClient } from '@cl/kube-client';
 import type { Controller, ControllerContext, ControllerLog } from '../controller';
 import { KeyQueue } from '../core-v1/loops';
+import { isNamespaceTerminating } from '../core-v1/namespace-terminating';
 import type { ConfigMap, Namespace } from '../core-v1/types';
 import { CONFIGMAPS_PATH, NAMESPACES_PATH } from '../core-v1/well-known';
 
@@ -42,12 +43,6 @@ export function repairedRootCAConfigMap(current: ConfigMap, rootCA: string): Con
 }
 
 const errText = (e: unknown) => (e as Error)?.message ?? String(e);
-
-/** A 403 from NamespaceLifecycle: the namespace is being deleted (cause NamespaceTerminating). */
-function namespaceTerminating(e: unknown): boolean {
-  const causes = (e as { status?: { details?: { causes?: Array<{ reason?: string }> } } })?.status?.details?.causes ?? [];
-  return causes.some((c) => c.reason === 'NamespaceTerminating');
-}
 
 export class RootCACertPublisher implements Controller {
   private readonly client: KubeClient;
@@ -106,7 +101,7 @@ export class RootCACertPublisher implements Controller {
         await this.client.create(path, rootCAConfigMap(this.rootCA));
       } catch (e) {
         // The namespace is gone or going: nothing to publish into.
-        if (isNotFound(e) || namespaceTerminating(e)) return;
+        if (isNotFound(e) || isNamespaceTerminating(e)) return;
         throw e;
       }
       return;

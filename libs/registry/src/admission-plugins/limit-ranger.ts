@@ -6,7 +6,7 @@ import { apiErrors, type KubeObject, type Quantity } from '@cl/apimachinery';
 import type { LimitRangeItem } from '@cl/api';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
 import type { ResourceStore } from '../resource-store';
-import { podResourceTotals, resourceTotals, type ResourceTotals } from '../kinds/pod-resources';
+import { podResourceTotals, resourceTotals, type ResourceTotals } from '@cl/api';
 
 const ANNOTATION = 'kubernetes.io/limit-ranger';
 /** How long a live lookup of an empty namespace is trusted while the watch cache has nothing (upstream: 30 s). */

@@ -6,7 +6,7 @@
 import { apiErrors, type KubeObject } from '@cl/apimachinery';
 import type { AdmissionPlugin } from '../admission';
 import type { ResourceStore } from '../resource-store';
-import { checkCreate, evaluatorFor, QuotaRefusal, type QuotaObject } from './quota-evaluation';
+import { checkCreate, evaluatorFor, QuotaRefusal, type QuotaObject } from '@cl/api';
 
 const RETRIES = 3;
 

@@ -4,7 +4,7 @@ import { fieldErrors, FieldPath, isQualifiedName, type FieldError, type KubeObje
 import type { LimitRangeItem } from '@cl/api';
 import type { Strategy } from '../strategy';
 import { column } from './columns';
-import { isOvercommitAllowed, LIMIT_TYPES, quantityAt, validateContainerResourceName, validateResourceName } from './resource-names';
+import { isOvercommitAllowed, LIMIT_TYPES, quantityAt, validateContainerResourceName, validateResourceName } from '@cl/api';
 
 const itemsOf = (o: KubeObject) => ((o as { spec?: { limits?: Array<LimitRangeItem | null> } }).spec?.limits ?? []).filter((i): i is LimitRangeItem => !!i);
 

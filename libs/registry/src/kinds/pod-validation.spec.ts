@@ -1,6 +1,6 @@
-// Pod spec validation (field paths and messages as upstream) and the QoS class of a pod's resources.
+// Pod spec validation (field paths and messages as upstream).
 import type { KubeObject } from '@cl/apimachinery';
-import { qosClass, validatePodSpec } from './pod-validation';
+import { validatePodSpec } from './pod-validation';
 
 const withSpec = (spec: object): KubeObject => ({ metadata: { name: 'p' }, spec });
 const c = (extra: object = {}) => ({ name: 'c', image: 'busybox', ...extra });
@@ -37,14 +37,4 @@ test.each([
   ],
 ])('%s', (_name, spec, expected) => {
   expect(messages(spec)).toEqual(expected);
-});
-
-test.each([
-  ['no resources', [c()], 'BestEffort'],
-  ['limits only (requests default to them)', [c({ resources: { limits: { cpu: '1', memory: '1Gi' } } })], 'Guaranteed'],
-  ['equal requests and limits', [c({ resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '0.5', memory: '1024Mi' } } })], 'Guaranteed'],
-  ['requests below limits', [c({ resources: { requests: { cpu: '100m' }, limits: { cpu: '1', memory: '1Gi' } } })], 'Burstable'],
-  ['one container without limits', [c({ resources: { limits: { cpu: '1', memory: '1Gi' } } }), c({ name: 'd' })], 'Burstable'],
-])('QoS: %s', (_name, containers, expected) => {
-  expect(qosClass(withSpec({ containers }))).toBe(expected);
 });

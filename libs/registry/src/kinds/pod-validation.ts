@@ -196,30 +196,3 @@ export function validatePodSpec(o: KubeObject): FieldError[] {
   }
   return errs;
 }
-
-/** Guaranteed (every container limits cpu and memory, requests equal), BestEffort (no container asks anything), else Burstable. */
-export function qosClass(o: KubeObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  const spec = specOf(o);
-  const all = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
-  let any = false;
-  let guaranteed = all.length > 0;
-  const q = (v: unknown): Quantity | null => {
-    try {
-      return parseQuantity(v);
-    } catch {
-      return null;
-    }
-  };
-  for (const c of all) {
-    const limits = c.resources?.limits ?? {};
-    const requests = { ...limits, ...(c.resources?.requests ?? {}) };
-    for (const name of ['cpu', 'memory']) {
-      const r = requests[name] !== undefined ? q(requests[name]) : null;
-      const l = limits[name] !== undefined ? q(limits[name]) : null;
-      if ((r && !r.isZero()) || (l && !l.isZero())) any = true;
-      if (!l || !r || l.cmp(r) !== 0) guaranteed = false;
-    }
-  }
-  if (!any) return 'BestEffort';
-  return guaranteed ? 'Guaranteed' : 'Burstable';
-}

@@ -6,7 +6,8 @@ import type { ActionContext, Strategy } from '../strategy';
 import { withStatusSubresource } from '../strategy';
 import { jsonEqual } from '@cl/apimachinery';
 import { podTable, type PodShape } from './pod-printer';
-import { validatePodCreate, validatePodSpec, qosClass } from './pod-validation';
+import { qosClass } from '@cl/api';
+import { validatePodCreate, validatePodSpec } from './pod-validation';
 
 type Pod = KubeObject & PodShape & { spec?: Record<string, unknown>; status?: Record<string, unknown> };
 const pod = (o: KubeObject) => o as Pod;

@@ -5,7 +5,7 @@ import { fieldErrors, FieldPath, GoLiteral, parseQuantity, type FieldError, type
 import type { ResourceQuota } from '@cl/api';
 import { withStatusSubresource, type Strategy } from '../strategy';
 import { AGE, ageOf, column } from './columns';
-import { isStandardQuotaResourceName, quantityAt, validateQuotaQuantity, validateResourceQuotaResourceName } from './resource-names';
+import { isStandardQuotaResourceName, quantityAt, validateQuotaQuantity, validateResourceQuotaResourceName } from '@cl/api';
 
 type Requirement = { scopeName?: string; operator?: string; values?: string[] };
 const rq = (o: KubeObject) => o as KubeObject & ResourceQuota;

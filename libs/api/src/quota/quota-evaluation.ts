@@ -3,9 +3,9 @@
 // object uses and how much, which quotas match it (resource names and scopes), what a pod must declare when a
 // quota limits cpu or memory, and whether a create fits every matching quota.
 import { type GroupResource, type KubeObject, parseQuantity } from '@cl/apimachinery';
-import { addInto, podResourceTotals, resourceTotals, type ResourceTotals } from '../kinds/pod-resources';
-import { isExtendedResourceName, isNativeResource } from '../kinds/resource-names';
-import { qosClass } from '../kinds/pod-validation';
+import { addInto, podResourceTotals, resourceTotals, type ResourceTotals } from './pod-resources';
+import { isExtendedResourceName, isNativeResource } from './resource-names';
+import { qosClass } from './qos';
 
 export interface ScopeRequirement {
   scopeName?: string;
