@@ -2,7 +2,7 @@
 // DefaultTolerationSeconds (pods tolerate not-ready and unreachable nodes for 300 s), TaintNodesByCondition
 // (a new node starts tainted not-ready until its agent reports Ready), ServiceAccount (a pod runs as `default`
 // unless it names another, which must exist).
-import { apiErrors, type KubeObject } from '@cl/apimachinery';
+import { apiErrors } from '@cl/apimachinery';
 import type { AdmissionPlugin } from '../admission';
 import type { ResourceStore } from '../resource-store';
 
