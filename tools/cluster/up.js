@@ -7,17 +7,21 @@
 // objects, images already imported).
 //
 //   node tools/cluster/up.js [--state-dir=DIR] [--no-node] [--node-name=NAME] [--node-port=PORT]
+//                            [--containerd=auto|host|private] [--host-containerd-socket=PATH]
 //                            [--clet-arg=--flag=value ...] [API server flags ...]
 //
-// The containerd is always a private one (tools/containerd/harness.js, state under DIR/containerd) unless
-// --clet-arg=--container-runtime-endpoint=... names another: a private one is the only containerd whose
-// containers this script may stop on Ctrl-C, and importing the locally built images into it touches nothing of
-// the host's. Needs the apps built (tools/start.sh builds them).
+// The node's containerd (--containerd, default auto): the host's (--host-containerd-socket, default
+// /run/containerd/containerd.sock) when it runs and its CRI says the runtime and the network are ready
+// (host-containerd.js: the images are imported into it, and Ctrl-C removes only the sandboxes of this node's pods);
+// otherwise a private one (tools/containerd/harness.js, state under DIR/containerd), stopped with all its
+// containers on Ctrl-C. `host` fails when the host's cannot be used; --clet-arg=--container-runtime-endpoint=...
+// names another runtime and leaves it alone. Needs the apps built (tools/start.sh builds them).
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const https = require('node:https');
 const { spawn } = require('node:child_process');
+const { DEFAULT_SOCKET, prepareHostContainerd, probeHostContainerd, removePodSandboxes } = require('./host-containerd.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const APISERVER_UP = path.join(ROOT, 'apps/apiserver/dist/up.js');
@@ -27,7 +31,16 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Splits this script's own options from the API server's flags (which pass through untouched). */
 function parseArgs(argv) {
-  const opts = { stateDir: path.resolve('.cl'), node: true, nodeName: os.hostname().toLowerCase(), nodePort: '10250', cletArgs: [], apiserverArgs: [] };
+  const opts = {
+    stateDir: path.resolve('.cl'),
+    node: true,
+    nodeName: os.hostname().toLowerCase(),
+    nodePort: '10250',
+    containerd: 'auto',
+    hostContainerdSocket: DEFAULT_SOCKET,
+    cletArgs: [],
+    apiserverArgs: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [name, inline] = a.startsWith('--') ? [a.slice(2).split('=')[0], a.includes('=') ? a.slice(a.indexOf('=') + 1) : undefined] : [undefined, undefined];
@@ -37,8 +50,11 @@ function parseArgs(argv) {
     else if (name === 'node-name') opts.nodeName = value();
     else if (name === 'node-port') opts.nodePort = value();
     else if (name === 'clet-arg') opts.cletArgs.push(value());
+    else if (name === 'containerd') opts.containerd = value();
+    else if (name === 'host-containerd-socket') opts.hostContainerdSocket = value();
     else opts.apiserverArgs.push(a);
   }
+  if (!['auto', 'host', 'private'].includes(opts.containerd)) throw new Error(`--containerd must be auto, host or private, not ${JSON.stringify(opts.containerd)}`);
   return opts;
 }
 
@@ -201,6 +217,22 @@ async function up(argv) {
     const admin = readKubeconfig(kubeconfigFile);
 
     let endpoint = opts.cletArgs.find((a) => a.startsWith('--container-runtime-endpoint='))?.split('=')[1];
+    const host = !endpoint && opts.containerd !== 'private' ? await probeHostContainerd(opts.hostContainerdSocket) : undefined;
+    if (host?.endpoint) {
+      prepareHostContainerd(host);
+      endpoint = host.endpoint;
+      process.stdout.write(`Using the host's containerd at ${host.socket}.\n`);
+      // Runs after the agent has stopped and while the API server still answers: which pods were this node's.
+      started.push({
+        stop: async () => {
+          const r = await get(admin, `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${opts.nodeName}`)}`);
+          const uids = r.status === 200 ? JSON.parse(r.body).items.map((p) => p.metadata.uid) : [];
+          await removePodSandboxes(host.socket, uids);
+        },
+      });
+    } else if (host && opts.containerd === 'host') {
+      throw new Error(`--containerd=host: ${host.reason}`);
+    }
     if (!endpoint) {
       const { startContainerd, ensureTestImages } = require('../containerd/harness.js');
       if (stopping) return await stopped;
