@@ -11,3 +11,4 @@ export { SharedInformers } from './shared-informers';
 export { TokenBucket, ClientClosedError, DEFAULT_QPS, DEFAULT_BURST } from './token-bucket';
 export { Backoff, REFLECTOR_BACKOFF, type BackoffOptions } from './backoff';
 export * from './events';
+export { handlersWhile } from './handler-gate';

@@ -3,7 +3,7 @@
 // a placed pod is assumed at once and bound through pods/<name>/binding while the next decision runs; a pod that
 // fits nowhere gets a FailedScheduling event and condition and waits for a change in the cluster.
 import { metaTime } from '@cl/apimachinery';
-import { createEventRecorder, eventSinkFor, resourcePath, SharedInformers, type EventRecorder, type Informer, type KubeClient, type ObjectReference } from '@cl/kube-client';
+import { createEventRecorder, eventSinkFor, handlersWhile, resourcePath, SharedInformers, type EventRecorder, type Informer, type KubeClient, type ObjectReference } from '@cl/kube-client';
 import { ClusterCache } from './cluster-cache';
 import { truncateMessage } from './failure-message';
 import { schedulePod } from './schedule-pod';
@@ -101,11 +101,7 @@ export class Scheduler {
 
   private watchInformers() {
     // Shared informers cannot drop handlers, so each one checks whether this scheduler still runs.
-    const live =
-      <A extends unknown[]>(fn: (...args: A) => void) =>
-      (...args: A) => {
-        if (!this.stopped) fn(...args);
-      };
+    const live = handlersWhile(() => !this.stopped);
     this.nodes
       .on('add', live((n: Node) => {
         this.cache.setNode(n);

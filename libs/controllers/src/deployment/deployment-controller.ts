@@ -3,9 +3,9 @@
 // Deployment selects (adopting orphans, releasing what no longer matches) and runs one DeploymentSync pass. It
 // never touches pods: the ReplicaSet controller makes each ReplicaSet's pods match its size.
 import { jsonEqual, type LabelSelector } from '@cl/apimachinery';
-import { createEventRecorder, eventSinkFor, isInvalid, isNotFound, type EventRecorder, type Informer, type KubeClient } from '@cl/kube-client';
+import { createEventRecorder, eventSinkFor, handlersWhile, type EventRecorder, type Informer, type KubeClient } from '@cl/kube-client';
 import type { Controller, ControllerContext, ControllerLog } from '../controller';
-import { adoptPatch, claimDecision, controllerOf, controllersSelecting, releasePatch, resolveControllerRef, selectorOf } from '../workloads/controller-ref';
+import { claimObjects, controllerOf, controllersSelecting, resolveControllerRef, selectorOf } from '../workloads/controller-ref';
 import { errorMessage, objectReference } from '../workloads/object-reference';
 import { OwnWrites } from '../workloads/own-writes';
 import { keyOf, replicaSetPath, type Deployment, type OwnerReference, type Pod, type ReplicaSet } from '../workloads/types';
@@ -65,11 +65,7 @@ export class DeploymentController implements Controller {
   }
 
   private watchInformers() {
-    const live =
-      <A extends unknown[]>(fn: (...args: A) => void) =>
-      (...args: A) => {
-        if (!this.stopped) fn(...args);
-      };
+    const live = handlersWhile(() => !this.stopped);
     const enqueue = (d: Deployment | undefined) => d && this.queue.add(keyOf(d));
     this.deployments
       .on('add', live(enqueue))
@@ -165,40 +161,9 @@ export class DeploymentController implements Controller {
   }
 
   /** getReplicaSetsForDeployment: the ReplicaSets of the namespace the Deployment controls, after adoption and release. */
-  private async claimReplicaSets(d: Deployment, selector: LabelSelector): Promise<ReplicaSet[]> {
-    const owned: ReplicaSet[] = [];
-    const errors: unknown[] = [];
-    let canAdopt: Promise<void> | undefined;
-    for (const rs of this.replicaSets.list()) {
-      if (rs.metadata.namespace !== d.metadata.namespace) continue;
-      const decision = claimDecision(d, rs, selector.matches(rs.metadata.labels ?? {}));
-      if (decision === 'owned') owned.push(rs);
-      if (decision === 'adopt') {
-        try {
-          await (canAdopt ??= this.recheckNotDeleted(d));
-          const adopted = await this.client.patch<ReplicaSet>(replicaSetPath(rs), adoptPatch({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: d.metadata }, rs.metadata.uid), 'strategic');
-          owned.push(adopted);
-        } catch (e) {
-          if (!isNotFound(e)) errors.push(e);
-        }
-      }
-      if (decision === 'release') {
-        try {
-          await this.client.patch(replicaSetPath(rs), releasePatch(d.metadata.uid, rs.metadata.uid), 'strategic');
-        } catch (e) {
-          if (!isNotFound(e) && !isInvalid(e)) errors.push(e);
-        }
-      }
-    }
-    if (errors.length) throw errors[0];
-    return owned;
-  }
-
-  private async recheckNotDeleted(d: Deployment): Promise<void> {
-    const fresh = await this.client.get<Deployment>(deploymentPath(d));
-    const { namespace, name, uid } = d.metadata;
-    if (fresh.metadata.uid !== uid) throw new Error(`original Deployment ${namespace}/${name} is gone: got uid ${fresh.metadata.uid}, wanted ${uid}`);
-    if (fresh.metadata.deletionTimestamp) throw new Error(`Deployment ${namespace}/${name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
+  private claimReplicaSets(d: Deployment, selector: LabelSelector): Promise<ReplicaSet[]> {
+    const inNamespace = this.replicaSets.list().filter((rs) => rs.metadata.namespace === d.metadata.namespace);
+    return claimObjects(this.client, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: d.metadata, path: deploymentPath(d) }, selector, inNamespace, replicaSetPath);
   }
 
   /** getPodMapForDeployment: the pods the Deployment selects, by the uid of the ReplicaSet controlling each. */

@@ -5,7 +5,7 @@
 // condition: NoSchedule ones from every condition on each node change (TaintNodesByCondition), and NoExecute
 // not-ready / unreachable ones added per zone at a limited rate (TaintBasedEvictions) and removed once the node is
 // Ready again. Pods are removed by the taint eviction controller, which reads those NoExecute taints.
-import { isNotFound, resourcePath, createEventRecorder, eventSinkFor, type EventRecorder, type Informer, type KubeClient } from '@cl/kube-client';
+import { createEventRecorder, eventSinkFor, handlersWhile, isNotFound, resourcePath, type EventRecorder, type Informer, type KubeClient } from '@cl/kube-client';
 import type { Controller, ControllerContext, ControllerLog } from '../controller';
 import { nodeReference } from '../core-v1/events';
 import { forEachLimited, KeyQueue, pause, PeriodicLoop } from '../core-v1/loops';
@@ -111,11 +111,7 @@ export class NodeLifecycleController implements Controller {
     this.monitor = new PeriodicLoop(this.opts.nodeMonitorPeriodMs, () => this.monitorNodeHealth(), passFailed('Error monitoring node health'));
     this.tainting = new PeriodicLoop(TAINTING_PERIOD_MS, () => this.taintDueNodes(), passFailed('Error tainting nodes'));
     // Shared informers cannot drop handlers, so each one checks whether this controller still runs.
-    const live =
-      <A extends unknown[]>(fn: (...args: A) => void) =>
-      (...args: A) => {
-        if (this.running) fn(...args);
-      };
+    const live = handlersWhile(() => this.running);
     this.nodes.on('add', live((n: Node) => this.noScheduleQueue.add(nodeName(n)))).on('update', live((n: Node) => this.noScheduleQueue.add(nodeName(n))));
     this.pods.on('add', live((p: Pod) => this.podAssigned(p))).on('update', live((p: Pod, old: Pod) => this.podAssigned(p, old)));
   }

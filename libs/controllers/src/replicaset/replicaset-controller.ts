@@ -4,9 +4,9 @@
 // written through the status subresource when it changed. Informer events of ReplicaSets and pods queue the
 // ReplicaSets they concern; expectations keep a sync from acting on a pod list that lags its own writes.
 import { jsonEqual, type LabelSelector } from '@cl/apimachinery';
-import { createEventRecorder, eventSinkFor, isInvalid, isNotFound, resourcePath, type EventRecorder, type Informer, type KubeClient } from '@cl/kube-client';
+import { createEventRecorder, eventSinkFor, handlersWhile, isNotFound, resourcePath, type EventRecorder, type Informer, type KubeClient } from '@cl/kube-client';
 import type { Controller, ControllerContext, ControllerLog } from '../controller';
-import { adoptPatch, claimDecision, controllerOf, controllersSelecting, releasePatch, resolveControllerRef, selectorOf } from '../workloads/controller-ref';
+import { claimObjects, controllerOf, controllersSelecting, resolveControllerRef, selectorOf } from '../workloads/controller-ref';
 import { isNamespaceTerminating } from '../core-v1/namespace-terminating';
 import { errorMessage, objectReference } from '../workloads/object-reference';
 import { isPodActive, isPodReady } from '../workloads/pod-state';
@@ -76,11 +76,7 @@ export class ReplicaSetController implements Controller {
 
   private watchInformers() {
     // Shared informers cannot drop handlers, so each one checks whether this controller still runs.
-    const live =
-      <A extends unknown[]>(fn: (...args: A) => void) =>
-      (...args: A) => {
-        if (!this.stopped) fn(...args);
-      };
+    const live = handlersWhile(() => !this.stopped);
     this.replicaSets
       .on('add', live((rs: ReplicaSet) => this.queue.add(keyOf(rs))))
       .on('update', live((rs: ReplicaSet, old: ReplicaSet) => {
@@ -191,46 +187,9 @@ export class ReplicaSetController implements Controller {
     if (manageError) throw manageError;
   }
 
-  /**
-   * The active pods the ReplicaSet controls once orphans it selects are adopted and pods it no longer selects are
-   * released (ClaimPods). Before the first adoption the ReplicaSet is read from the server, so one being deleted
-   * adopts nothing. Throws if a claim failed: the sync retries rather than acting on a partial list.
-   */
-  private async claimPods(rs: ReplicaSet, selector: LabelSelector, pods: readonly Pod[]): Promise<Pod[]> {
-    const owned: Pod[] = [];
-    const errors: unknown[] = [];
-    let canAdopt: Promise<void> | undefined;
-    for (const pod of pods) {
-      const decision = claimDecision(rs, pod, selector.matches(pod.metadata.labels ?? {}));
-      if (decision === 'owned') owned.push(pod);
-      if (decision === 'adopt') {
-        try {
-          await (canAdopt ??= this.recheckNotDeleted(rs));
-          await this.client.patch(podPath(pod), adoptPatch({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: rs.metadata }, pod.metadata.uid), 'strategic');
-          owned.push(pod);
-        } catch (e) {
-          if (!isNotFound(e)) errors.push(e);
-        }
-      }
-      if (decision === 'release') {
-        try {
-          await this.client.patch(podPath(pod), releasePatch(rs.metadata.uid, pod.metadata.uid), 'strategic');
-        } catch (e) {
-          // Gone, or deleted and created again (the uid no longer matches): nothing left to release.
-          if (!isNotFound(e) && !isInvalid(e)) errors.push(e);
-        }
-      }
-    }
-    if (errors.length) throw errors[0];
-    return owned;
-  }
-
-  /** RecheckDeletionTimestamp: a fresh read of the ReplicaSet, refusing adoption if it is gone or going. */
-  private async recheckNotDeleted(rs: ReplicaSet): Promise<void> {
-    const fresh = await this.client.get<ReplicaSet>(replicaSetPath(rs));
-    const { namespace, name, uid } = rs.metadata;
-    if (fresh.metadata.uid !== uid) throw new Error(`original ReplicaSet ${namespace}/${name} is gone: got uid ${fresh.metadata.uid}, wanted ${uid}`);
-    if (fresh.metadata.deletionTimestamp) throw new Error(`ReplicaSet ${namespace}/${name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
+  /** The active pods the ReplicaSet controls once orphans it selects are adopted and others released (ClaimPods). */
+  private claimPods(rs: ReplicaSet, selector: LabelSelector, pods: readonly Pod[]): Promise<Pod[]> {
+    return claimObjects(this.client, { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: rs.metadata, path: replicaSetPath(rs) }, selector, pods, podPath);
   }
 
   /** Creates or deletes pods so that `pods` (the active pods it owns) reach spec.replicas. */

@@ -2,7 +2,7 @@
 // namespace gets a ConfigMap `kube-root-ca.crt` whose `ca.crt` is the CA bundle that verifies the API server, so
 // pods (projected service account volumes, client libraries) can trust it without being handed it. A deleted
 // one comes back, an edited one gets its data back; nothing is written into a namespace being terminated.
-import { isNotFound, resourcePath, type Informer, type KubeClient } from '@cl/kube-client';
+import { handlersWhile, isNotFound, resourcePath, type Informer, type KubeClient } from '@cl/kube-client';
 import type { Controller, ControllerContext, ControllerLog } from '../controller';
 import { KeyQueue } from '../core-v1/loops';
 import { isNamespaceTerminating } from '../core-v1/namespace-terminating';
@@ -61,11 +61,7 @@ export class RootCACertPublisher implements Controller {
     this.namespaces = ctx.informers.informer<Namespace>(NAMESPACES_PATH);
     this.configMaps = ctx.informers.informer<ConfigMap>(CONFIGMAPS_PATH);
     this.queue = new KeyQueue((ns) => this.syncNamespace(ns), (ns, e) => this.log('Syncing kube-root-ca.crt failed', { namespace: ns, err: errText(e) }));
-    const live =
-      <A extends unknown[]>(fn: (...args: A) => void) =>
-      (...args: A) => {
-        if (this.running) fn(...args);
-      };
+    const live = handlersWhile(() => this.running);
     const ours = (cm: ConfigMap) => {
       if (cm.metadata.name === ROOT_CA_CONFIGMAP && cm.metadata.namespace) this.queue.add(cm.metadata.namespace);
     };

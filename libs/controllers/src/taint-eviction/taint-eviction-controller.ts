@@ -3,7 +3,7 @@
 // that time is up; pods tolerating them without a limit stay. Before the delete, the pod gets the
 // DisruptionTarget condition (reason DeletionByTaintManager), so whoever owns it can tell why it went; each
 // deletion and each cancelled deletion is a `TaintManagerEviction` event on the pod.
-import { createEventRecorder, eventSinkFor, isNotFound, type EventRecorder, type Informer, type KubeClient } from '@cl/kube-client';
+import { createEventRecorder, eventSinkFor, handlersWhile, isNotFound, type EventRecorder, type Informer, type KubeClient } from '@cl/kube-client';
 import type { Controller, ControllerContext, ControllerLog } from '../controller';
 import { pause } from '../core-v1/loops';
 import { DISRUPTION_TARGET, patchPodStatus, podPath, withPodCondition } from '../core-v1/pod-status';
@@ -54,11 +54,7 @@ export class TaintEvictionController implements Controller {
     this.nodes = ctx.informers.informer<Node>(NODES_PATH);
     this.pods = ctx.informers.informer<Pod>(PODS_PATH);
     this.events = createEventRecorder(eventSinkFor(ctx.client), { component: this.name }, ctx.log ? { log: ctx.log } : {});
-    const live =
-      <A extends unknown[]>(fn: (...args: A) => void) =>
-      (...args: A) => {
-        if (this.running) fn(...args);
-      };
+    const live = handlersWhile(() => this.running);
     this.nodes
       .on('add', live((n: Node) => this.nodeChanged(n.metadata.name ?? '')))
       .on('update', live((n: Node, old: Node) => {

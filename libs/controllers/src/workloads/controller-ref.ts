@@ -3,7 +3,7 @@
 // patches that adopt and release. The patches carry the dependent's uid, so a dependent deleted and created
 // again under the same name refuses them (the server rejects a changed uid).
 import { labelSelectorFromMeta, type LabelSelector, type MetaLabelSelector } from '@cl/apimachinery';
-import type { Informer } from '@cl/kube-client';
+import { isInvalid, isNotFound, type Informer, type KubeClient } from '@cl/kube-client';
 import type { ObjectMeta, OwnerReference } from './types';
 
 interface Owner {
@@ -51,6 +51,53 @@ export function releasePatch(ownerUid: string | undefined, dependentUid: string 
 }
 
 /** The controller's spec.selector parsed; undefined when it is invalid (such a controller selects nothing). */
+/** A controller claiming objects: what it is, and where it is read from before an adoption. */
+export interface Claimant extends Owner {
+  path: string;
+}
+
+/**
+ * ControllerRefManager.Claim*: the candidates the controller controls once the orphans it selects are adopted and
+ * the objects it no longer selects are released (adopted ones as the server answered the patch). Before the first
+ * adoption the controller is read from the server, so one that is gone or being deleted adopts nothing
+ * (RecheckDeletionTimestamp). Throws the first failed claim after trying them all: the caller's sync retries
+ * rather than acting on a partial list.
+ */
+export async function claimObjects<T extends { metadata: ObjectMeta }>(client: KubeClient, controller: Claimant, selector: LabelSelector, candidates: readonly T[], pathOf: (obj: T) => string): Promise<T[]> {
+  const owned: T[] = [];
+  const errors: unknown[] = [];
+  let canAdopt: Promise<void> | undefined;
+  for (const obj of candidates) {
+    const decision = claimDecision(controller, obj, selector.matches(obj.metadata.labels ?? {}));
+    if (decision === 'owned') owned.push(obj);
+    if (decision === 'adopt') {
+      try {
+        await (canAdopt ??= recheckNotDeleted(client, controller));
+        owned.push(await client.patch<T>(pathOf(obj), adoptPatch(controller, obj.metadata.uid), 'strategic'));
+      } catch (e) {
+        if (!isNotFound(e)) errors.push(e);
+      }
+    }
+    if (decision === 'release') {
+      try {
+        await client.patch(pathOf(obj), releasePatch(controller.metadata.uid, obj.metadata.uid), 'strategic');
+      } catch (e) {
+        // Gone, or deleted and created again (the uid no longer matches): nothing left to release.
+        if (!isNotFound(e) && !isInvalid(e)) errors.push(e);
+      }
+    }
+  }
+  if (errors.length) throw errors[0];
+  return owned;
+}
+
+async function recheckNotDeleted(client: KubeClient, controller: Claimant): Promise<void> {
+  const fresh = await client.get<{ metadata: ObjectMeta }>(controller.path);
+  const { namespace, name, uid } = controller.metadata;
+  if (fresh.metadata.uid !== uid) throw new Error(`original ${controller.kind} ${namespace}/${name} is gone: got uid ${fresh.metadata.uid}, wanted ${uid}`);
+  if (fresh.metadata.deletionTimestamp) throw new Error(`${controller.kind} ${namespace}/${name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
+}
+
 export function selectorOf(controller: { spec?: { selector?: MetaLabelSelector | null } }): LabelSelector | undefined {
   try {
     return labelSelectorFromMeta(controller.spec?.selector);
