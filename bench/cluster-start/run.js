@@ -9,10 +9,10 @@
 //   node bench/cluster-start/run.js [rounds]
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const https = require('node:https');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { readKubeconfig, request: adminRequest } = require('../../tools/cluster/admin-client.js');
 const { startContainerd } = require('../../tools/containerd/harness.js');
 
 const ROUNDS = Number(process.argv[2] ?? 3);
@@ -29,24 +29,9 @@ function freePort() {
   });
 }
 
-function kubeconfig(file) {
-  const text = fs.readFileSync(file, 'utf8');
-  const b64 = (name) => Buffer.from(new RegExp(`${name}: (\\S+)`).exec(text)[1], 'base64').toString('utf8');
-  return { server: /server: (\S+)/.exec(text)[1], ca: b64('certificate-authority-data'), cert: b64('client-certificate-data'), key: b64('client-key-data') };
-}
-
-function request(kc, method, urlPath, body) {
-  return new Promise((resolve) => {
-    const req = https.request(new URL(urlPath, kc.server), { method, ca: kc.ca, cert: kc.cert, key: kc.key, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode, body: text }));
-    });
-    req.on('error', () => resolve({ status: 0, body: '' }));
-    req.end(body ? JSON.stringify(body) : undefined);
-  });
-}
+const kubeconfig = readKubeconfig;
+/** A request as the admin; a server not answering yet reads as status 0. */
+const request = (kc, method, urlPath, body) => adminRequest(kc, method, urlPath, body).catch(() => ({ status: 0, body: '' }));
 
 const rssMB = (pid) => {
   try {

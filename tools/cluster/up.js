@@ -19,8 +19,8 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const https = require('node:https');
 const { spawn } = require('node:child_process');
+const { readKubeconfig, request } = require('./admin-client.js');
 const { DEFAULT_SOCKET, prepareHostContainerd, probeHostContainerd, removePodSandboxes } = require('./host-containerd.js');
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -81,27 +81,7 @@ function tail(file, bytes = 4000) {
   }
 }
 
-/** The cluster, server and admin credentials of the kubeconfig the API server's up.js writes. */
-function readKubeconfig(file) {
-  const text = fs.readFileSync(file, 'utf8');
-  const field = (name) => new RegExp(`${name}: (\\S+)`).exec(text)?.[1];
-  const b64 = (name) => Buffer.from(field(name) ?? '', 'base64').toString('utf8');
-  return { text, server: field('server'), ca: b64('certificate-authority-data'), cert: b64('client-certificate-data'), key: b64('client-key-data') };
-}
-
-/** GET over TLS with the admin credentials; resolves { status, body } or rejects on a connection error. */
-function get(kc, urlPath) {
-  return new Promise((resolve, reject) => {
-    const req = https.get(new URL(urlPath, kc.server), { ca: kc.ca, cert: kc.cert, key: kc.key, timeout: 5000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode, body }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', reject);
-  });
-}
+const get = (kc, urlPath) => request(kc, 'GET', urlPath);
 
 /** Waits for `check` to return a value, failing fast when `child` exits first. */
 async function until(what, check, proc) {

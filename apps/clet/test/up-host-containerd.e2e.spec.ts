@@ -17,16 +17,25 @@ const NODE = 'host-ctd-node';
 let host: PrivateContainerd;
 let tmp: string;
 let images: { busybox: string };
+// runc keeps container state under one root for every containerd on the machine: the id must be unique to this run.
+const HOST_OWN = `host-own-${process.pid}`;
 
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-up-host-'));
   host = await startContainerd();
   images = ensureTestImages(host.socket);
   // Something of the host's own: a container run outside the CRI, which the cluster must leave alone.
-  host.ctr(['run', '-d', images.busybox, 'host-own', 'sleep', '3600']);
+  host.ctr(['run', '-d', images.busybox, HOST_OWN, 'sleep', '3600']);
 });
 
 afterAll(async () => {
+  for (const args of [['tasks', 'kill', '-s', 'SIGKILL', HOST_OWN], ['tasks', 'delete', '-f', HOST_OWN], ['containers', 'delete', HOST_OWN]]) {
+    try {
+      host?.ctr(args);
+    } catch {
+      // Not there (the set-up failed before it), or already gone.
+    }
+  }
   await host?.stop();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
@@ -78,5 +87,5 @@ test('a ready host containerd runs the node\'s pods; Ctrl-C removes them and not
   expect(await up.exited).toBe(0);
   expect(containersOfPod(uid)).toEqual([]);
   // The host's containerd still serves, and its own container still runs.
-  expect(host.ctr(['tasks', 'ls'])).toMatch(/host-own\s+\d+\s+RUNNING/);
+  expect(host.ctr(['tasks', 'ls'])).toMatch(new RegExp(`${HOST_OWN}\\s+\\d+\\s+RUNNING`));
 });
