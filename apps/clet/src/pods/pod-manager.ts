@@ -218,7 +218,7 @@ export class CriPodManager implements PodManager {
 }
 
 /** The loop's log lines as the agent's structured entries (an error's `err` becomes the entry's error). */
-function loopLog(log: LogFn): PodSyncLoopLog {
+export function loopLog(log: LogFn): PodSyncLoopLog {
   return (msg, fields = {}, severity, v) => {
     const opts = { ...(severity && severity !== 'I' ? { severity } : {}), ...(v ? { v } : {}) };
     if (severity === 'E' && 'err' in fields) {
