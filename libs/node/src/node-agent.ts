@@ -191,7 +191,7 @@ export class NodeAgent {
 }
 
 /** Upstream's podsDifferSemantically: what the runtime acts on changed (spec, labels, annotations, deletion). */
-function differsSemantically(a: Pod, b: Pod): boolean {
+export function differsSemantically(a: Pod, b: Pod): boolean {
   const ma = a.metadata;
   const mb = b.metadata;
   return ma.deletionTimestamp !== mb.deletionTimestamp || ma.deletionGracePeriodSeconds !== mb.deletionGracePeriodSeconds
