@@ -1,0 +1,333 @@
+#!/usr/bin/env node
+'use strict';
+// Density (issue 20): N hollow nodes (apps/clet/dist/hollow-main.js) against the built API server with its scheduler
+// and controllers, 30 pods per node created twice: bound directly (spec.nodeName, no scheduler) and through the
+// scheduler. Reports API call latency p50/p99 by verb (the server's apiserver_request_duration_seconds, and the
+// client's own pod creates), pod start p99 (create sent -> Running seen by a watch), API server RSS and CPU, and the
+// number of watches it serves. Against upstream's SLOs: mutating calls p99 <= 1 s, pod start p99 <= 5 s; and
+// API server RSS <= 2 GB.
+//
+//   npx nx run-many -t build -p apiserver clet && node bench/density/run.js [--nodes=100,500] [--pods-per-node=30]
+//       [--store=embedded|etcd] [--apiservers=1|2] [--concurrency=50]
+//
+// --apiservers=2 (with --store=etcd) runs two API servers on the same etcd; each hollow process talks to one.
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const https = require('node:https');
+const os = require('node:os');
+const path = require('node:path');
+const { freePort, cpuSeconds } = require('../lib/https-load');
+
+const ROOT = path.join(__dirname, '..', '..');
+const MAIN = path.join(ROOT, 'apps/apiserver/dist/main.js');
+const HOLLOW = path.join(ROOT, 'apps/clet/dist/hollow-main.js');
+
+const arg = (name, def) => (process.argv.find((a) => a.startsWith(`--${name}=`)) ?? `=${def}`).split('=').slice(1).join('=');
+const NODE_COUNTS = arg('nodes', '100').split(',').map(Number);
+const PODS_PER_NODE = Number(arg('pods-per-node', '30'));
+const STORE = arg('store', 'embedded');
+const APISERVERS = Number(arg('apiservers', '1'));
+const CONCURRENCY = Number(arg('concurrency', '50'));
+const TARGETS = { mutatingP99Ms: 1000, podStartP99Ms: 5000, apiserverRssMB: 2048 };
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const quantile = (xs, q) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
+};
+const rssMB = (pid, field = 'VmRSS') => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+// ---- the API over HTTPS, anonymous (the server's default AlwaysAllow), keep-alive ----
+
+function client(base, ca) {
+  const agent = new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY + 10, ca });
+  const request = (method, urlPath, body) =>
+    new Promise((resolve, reject) => {
+      const data = body ? JSON.stringify(body) : undefined;
+      const req = https.request(new URL(urlPath, base), { method, agent, headers: data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {} }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: text }));
+      });
+      req.on('error', reject);
+      req.end(data);
+    });
+  /** A JSON request that retries 429s as client-go does (Retry-After seconds). */
+  const call = async (method, urlPath, body) => {
+    for (;;) {
+      const r = await request(method, urlPath, body);
+      if (r.status === 429) {
+        await sleep(Number(r.headers['retry-after'] ?? 1) * 1000);
+        continue;
+      }
+      if (r.status >= 300) throw new Error(`${method} ${urlPath}: ${r.status} ${r.body.slice(0, 300)}`);
+      return r.body ? JSON.parse(r.body) : undefined;
+    }
+  };
+  /** Calls onEvent for each watch event until the returned stop() is called. */
+  const watch = (urlPath, onEvent) => {
+    const req = https.get(new URL(urlPath, base), { agent: new https.Agent({ ca }) }, (res) => {
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => {
+        buf += d;
+        let nl;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (line.trim()) onEvent(JSON.parse(line));
+        }
+      });
+    });
+    req.on('error', () => undefined);
+    return () => req.destroy();
+  };
+  return { request, call, watch, close: () => agent.destroy() };
+}
+
+// ---- processes ----
+
+function startEtcd(dir) {
+  return (async () => {
+    const [cport, pport] = [await freePort(), await freePort()];
+    const child = spawn('etcd', ['--data-dir', path.join(dir, 'etcd'), '--listen-client-urls', `http://127.0.0.1:${cport}`, '--advertise-client-urls', `http://127.0.0.1:${cport}`, '--listen-peer-urls', `http://127.0.0.1:${pport}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${pport}`, '--initial-cluster', `default=http://127.0.0.1:${pport}`, '--quota-backend-bytes', String(8 * 1024 ** 3)], {
+      stdio: 'ignore',
+      env: { ...process.env, ETCD_UNSUPPORTED_ARCH: process.arch === 'x64' ? '' : process.arch },
+    });
+    return { child, url: `http://127.0.0.1:${cport}` };
+  })();
+}
+
+async function startApiserver(dir, name, extra) {
+  const port = await freePort();
+  const certDir = path.join(dir, name, 'certs');
+  // CL_DENSITY_CPU_PROFILE=DIR writes the API server's V8 CPU profile there (where its time goes under load).
+  const prof = process.env.CL_DENSITY_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CL_DENSITY_CPU_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...prof, MAIN, `--secure-port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, `--data-dir=${path.join(dir, name, 'data')}`, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
+  const base = `https://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`${name} exited: ${err}`);
+    if (fs.existsSync(path.join(certDir, 'apiserver.crt'))) {
+      const ca = fs.readFileSync(path.join(certDir, 'apiserver.crt'));
+      const c = client(base, ca);
+      const ok = await c.request('GET', '/readyz').then((r) => r.status === 200, () => false);
+      c.close();
+      if (ok) {
+        const kubeconfig = path.join(dir, `${name}.kubeconfig`);
+        fs.writeFileSync(kubeconfig, ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: c', '  cluster:', `    server: ${base}`, `    certificate-authority-data: ${ca.toString('base64')}`, 'users:', '- name: u', '  user: {}', 'contexts:', '- name: x', '  context: {cluster: c, user: u}', 'current-context: x', ''].join('\n'));
+        return { child, base, ca, kubeconfig, pid: child.pid, err: () => err };
+      }
+    }
+    if (i > 600) throw new Error(`${name} never became ready: ${err}`);
+    await sleep(100);
+  }
+}
+
+function startHollow(kubeconfig, nodes, firstIndex) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--max-old-space-size=8192', HOLLOW, `--clconfig=${kubeconfig}`, `--nodes=${nodes}`, `--first-index=${firstIndex}`, '--node-name-prefix=hollow-', `--max-pods=${Math.max(110, PODS_PER_NODE * 2 + 10)}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (/hollow nodes started/.test(out)) resolve({ child, out: () => out });
+    });
+    child.stderr.on('data', (d) => (out = (out + d).slice(-20000)));
+    child.once('exit', (code) => reject(new Error(`hollow nodes exited ${code}: ${out.slice(-3000)}`)));
+  });
+}
+
+const stopChild = (child) =>
+  new Promise((resolve) => {
+    if (!child || child.exitCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 30_000).unref();
+  });
+
+// ---- metrics ----
+
+/** Server-side latency by verb from apiserver_request_duration_seconds (buckets summed over resources). */
+function latencyByVerb(text) {
+  const buckets = new Map();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('apiserver_request_duration_seconds_bucket{')) continue;
+    const verb = /verb="([^"]+)"/.exec(line)?.[1];
+    const le = /le="([^"]+)"/.exec(line)?.[1];
+    if (!verb || verb === 'WATCH' || verb === 'CONNECT' || !le) continue;
+    const v = Number(line.slice(line.lastIndexOf(' ') + 1));
+    const m = buckets.get(verb) ?? new Map();
+    m.set(le, (m.get(le) ?? 0) + v);
+    buckets.set(verb, m);
+  }
+  const out = {};
+  for (const [verb, m] of buckets) {
+    const les = [...m.keys()].sort((a, b) => (a === '+Inf' ? 1 : b === '+Inf' ? -1 : Number(a) - Number(b)));
+    const total = m.get('+Inf') ?? 0;
+    if (!total) continue;
+    // The bucket bound where the quantile falls (the histogram's resolution).
+    const at = (q) => les.find((le) => m.get(le) >= q * total);
+    out[verb] = { count: total, p50Ms: Number(at(0.5)) * 1000, p99Ms: at(0.99) === '+Inf' ? Infinity : Number(at(0.99)) * 1000 };
+  }
+  return out;
+}
+
+const watchCount = (text) =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith('apiserver_longrunning_requests{') && l.includes('verb="WATCH"'))
+    .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+
+// ---- one round ----
+
+async function createPods(c, namespace, count, spec) {
+  const sentAt = new Map();
+  const latencies = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      const name = `p-${i}`;
+      const t0 = performance.now();
+      sentAt.set(name, Date.now());
+      await c.call('POST', `/api/v1/namespaces/${namespace}/pods`, { metadata: { name, labels: { bench: 'density' } }, spec: spec(i) });
+      latencies.push(performance.now() - t0);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return { sentAt, latencies };
+}
+
+async function phase(c, namespace, nodes, bound) {
+  await c.call('POST', '/api/v1/namespaces', { metadata: { name: namespace } });
+  for (let i = 0; i < 600; i++) {
+    if ((await c.request('GET', `/api/v1/namespaces/${namespace}/serviceaccounts/default`)).status === 200) break;
+    await sleep(100);
+  }
+  const count = nodes * PODS_PER_NODE;
+  const running = new Map();
+  const list = await c.call('GET', `/api/v1/namespaces/${namespace}/pods`);
+  const stopWatch = c.watch(`/api/v1/namespaces/${namespace}/pods?watch=1&resourceVersion=${list.metadata.resourceVersion}`, (ev) => {
+    const p = ev.object;
+    if (p?.status?.phase === 'Running' && !running.has(p.metadata.name)) running.set(p.metadata.name, Date.now());
+  });
+  const container = { name: 'c', image: 'busybox', command: ['sleep', '3600'] };
+  const started = Date.now();
+  const { sentAt, latencies } = await createPods(c, namespace, count, (i) => (bound ? { nodeName: `hollow-${i % nodes}`, containers: [container] } : { containers: [container] }));
+  const createdIn = Date.now() - started;
+  for (let i = 0; running.size < count && i < 6000; i++) await sleep(100);
+  stopWatch();
+  const starts = [...sentAt].filter(([n]) => running.has(n)).map(([n, t]) => running.get(n) - t);
+  return {
+    pods: count,
+    running: running.size,
+    createdPerSecond: (count / createdIn) * 1000,
+    createP50Ms: quantile(latencies, 0.5),
+    createP99Ms: quantile(latencies, 0.99),
+    podStartP50Ms: quantile(starts, 0.5),
+    podStartP99Ms: quantile(starts, 0.99),
+    allRunningMs: Math.max(...[...running.values()]) - started,
+  };
+}
+
+async function round(nodes) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-density-'));
+  const procs = [];
+  try {
+    let storeArgs = [];
+    if (STORE === 'etcd') {
+      const etcd = await startEtcd(dir);
+      procs.push(etcd.child);
+      storeArgs = [`--store-servers=${etcd.url}`];
+    }
+    const servers = [];
+    for (let i = 0; i < APISERVERS; i++) {
+      // Only the first runs the scheduler and the controllers (two would race each other, as two uncoordinated
+      // kube-controller-managers would: upstream elects a leader).
+      const s = await startApiserver(dir, `api${i}`, [...storeArgs, ...(i > 0 ? ['--enable-scheduler=false', '--controllers='] : [])]);
+      servers.push(s);
+      procs.push(s.child);
+    }
+    const c = client(servers[0].base, servers[0].ca);
+    const cpu0 = servers.map((s) => cpuSeconds(s.pid));
+    const t0 = Date.now();
+    const hollows = [];
+    const per = Math.ceil(nodes / servers.length);
+    for (let i = 0; i < servers.length; i++) {
+      const n = Math.min(per, nodes - i * per);
+      if (n > 0) hollows.push(await startHollow(servers[i].kubeconfig, n, i * per));
+    }
+    procs.push(...hollows.map((h) => h.child));
+    const nodesStartedMs = Date.now() - t0;
+    for (let i = 0; ; i++) {
+      const list = await c.call('GET', '/api/v1/nodes');
+      const ready = list.items.filter((n) => n.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True')).length;
+      if (ready === nodes) break;
+      if (i > 3000) throw new Error(`only ${ready} of ${nodes} nodes Ready`);
+      await sleep(200);
+    }
+    const nodesReadyMs = Date.now() - t0;
+    const direct = await phase(c, 'density-direct', nodes, true);
+    const scheduled = await phase(c, 'density-scheduled', nodes, false);
+    const wall = (Date.now() - t0) / 1000;
+    const metrics = await c.request('GET', '/metrics');
+    const result = {
+      nodes,
+      store: STORE,
+      apiservers: servers.length,
+      nodesStartedMs,
+      nodesReadyMs,
+      direct,
+      scheduled,
+      serverLatencyByVerb: latencyByVerb(metrics.body),
+      watches: watchCount(metrics.body),
+      apiserverRssMB: servers.map((s) => rssMB(s.pid)),
+      apiserverPeakRssMB: servers.map((s) => rssMB(s.pid, 'VmHWM')),
+      apiserverCpuCores: servers.map((s, i) => (cpuSeconds(s.pid) - cpu0[i]) / wall),
+      hollowRssMB: hollows.map((h) => rssMB(h.child.pid)),
+    };
+    c.close();
+    return result;
+  } finally {
+    for (const p of procs.reverse()) await stopChild(p);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function report(r) {
+  const mutating = ['POST', 'PUT', 'PATCH', 'DELETE'].map((v) => r.serverLatencyByVerb[v]?.p99Ms ?? 0);
+  const mutatingP99 = Math.max(...mutating);
+  const startP99 = Math.max(r.direct.podStartP99Ms, r.scheduled.podStartP99Ms);
+  const rss = Math.max(...r.apiserverPeakRssMB);
+  const mark = (v, t) => (v <= t ? 'met' : 'MISSED');
+  const f = (x) => (Number.isFinite(x) ? x.toFixed(0) : String(x));
+  const lines = [
+    `${r.nodes} hollow nodes, ${r.store} store, ${r.apiservers} API server(s): nodes started ${(r.nodesStartedMs / 1000).toFixed(1)} s, all Ready ${(r.nodesReadyMs / 1000).toFixed(1)} s`,
+    ...['direct', 'scheduled'].map((k) => {
+      const p = r[k];
+      return `  ${k.padEnd(9)} ${p.pods} pods (${p.running} Running), ${p.createdPerSecond.toFixed(0)} creates/s: create p50 ${f(p.createP50Ms)} ms p99 ${f(p.createP99Ms)} ms; pod start p50 ${f(p.podStartP50Ms)} ms p99 ${f(p.podStartP99Ms)} ms; all Running after ${(p.allRunningMs / 1000).toFixed(1)} s`;
+    }),
+    `  server latency by verb (histogram bucket bounds): ${Object.entries(r.serverLatencyByVerb)
+      .map(([v, x]) => `${v} ${x.count} calls p50 ${f(x.p50Ms)} ms p99 ${f(x.p99Ms)} ms`)
+      .join('; ')}`,
+    `  API server: RSS ${r.apiserverRssMB.map(f).join('/')} MB (peak ${r.apiserverPeakRssMB.map(f).join('/')} MB), CPU ${r.apiserverCpuCores.map((x) => x.toFixed(2)).join('/')} cores; ${r.watches} watches; hollow process RSS ${r.hollowRssMB.map(f).join('/')} MB`,
+    `  targets: mutating p99 ${f(mutatingP99)} ms (<= ${TARGETS.mutatingP99Ms}: ${mark(mutatingP99, TARGETS.mutatingP99Ms)}), pod start p99 ${f(startP99)} ms (<= ${TARGETS.podStartP99Ms}: ${mark(startP99, TARGETS.podStartP99Ms)}), API server peak RSS ${f(rss)} MB (<= ${TARGETS.apiserverRssMB}: ${mark(rss, TARGETS.apiserverRssMB)})`,
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+(async () => {
+  const results = [];
+  for (const n of NODE_COUNTS) {
+    const r = await round(n);
+    report(r);
+    results.push(r);
+  }
+  process.stdout.write(JSON.stringify({ bench: 'density', podsPerNode: PODS_PER_NODE, concurrency: CONCURRENCY, targets: TARGETS, results }) + '\n');
+})().catch((e) => {
+  process.stderr.write(`${e.stack ?? e}\n`);
+  process.exit(1);
+});
