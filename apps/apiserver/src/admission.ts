@@ -14,6 +14,7 @@ import {
   type AdmissionPlugin,
   type ResourceStore,
 } from '@cl/registry';
+import { nodeRestriction } from './authz/node-restriction';
 
 // Upstream 1.33's admission plugins in the order kube-apiserver runs them (pkg/kubeapiserver/options/plugins.go
 // AllOrderedPlugins): namespace checks first, defaulting plugins next, webhooks and ResourceQuota last, so quota
@@ -32,6 +33,7 @@ const IMPLEMENTED: Record<string, (stores: ReadonlyMap<string, ResourceStore>) =
   NamespaceLifecycle: (stores) => namespaceLifecycle(stores.get('namespaces')!),
   LimitRanger: (stores) => limitRanger(stores.get('limitranges')!),
   ServiceAccount: (stores) => serviceAccountAdmission(stores.get('serviceaccounts')!),
+  NodeRestriction: () => nodeRestriction(),
   TaintNodesByCondition: () => taintNodesByCondition(),
   Priority: (stores) => priorityAdmission(stores.get('priorityclasses.scheduling.k8s.io')!),
   DefaultTolerationSeconds: () => defaultTolerationSeconds(),

@@ -1,6 +1,5 @@
 // The objects kube-apiserver's post-start hooks create in a new cluster, so a fresh cl store holds what a
-// Kubernetes user expects to find (the four system namespaces, the bootstrap RBAC roles that open the
-// health paths to everyone, the two system priority classes, the local APIServices).
+// Kubernetes user expects to find (the four system namespaces, the two system priority classes, the local APIServices).
 import { randomUUID } from 'node:crypto';
 
 export interface StoredObject {
@@ -30,49 +29,7 @@ export function systemNamespaces(): StoredObject[] {
   }));
 }
 
-interface Rule {
-  verbs: string[];
-  nonResourceURLs?: string[];
-  apiGroups?: string[];
-  resources?: string[];
-}
-
-function clusterRole(name: string, rules: Rule[]): StoredObject {
-  return { key: `/clusterroles/${name}`, object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: meta(name), rules } };
-}
-
-function clusterRoleBinding(name: string, role: string, groups: string[]): StoredObject {
-  return {
-    key: `/clusterrolebindings/${name}`,
-    object: {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: meta(name),
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-      subjects: groups.map((g) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: g })),
-    },
-  };
-}
-
-export function bootstrapRbac(): StoredObject[] {
-  return [
-    clusterRole('cluster-admin', [
-      { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
-      { nonResourceURLs: ['*'], verbs: ['*'] },
-    ]),
-    clusterRole('system:public-info-viewer', [{ nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'], verbs: ['get'] }]),
-    clusterRole('system:discovery', [
-      { nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'], verbs: ['get'] },
-    ]),
-    clusterRole('system:monitoring', [
-      { nonResourceURLs: ['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'], verbs: ['get'] },
-    ]),
-    clusterRoleBinding('cluster-admin', 'cluster-admin', ['system:masters']),
-    clusterRoleBinding('system:public-info-viewer', 'system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
-    clusterRoleBinding('system:discovery', 'system:discovery', ['system:authenticated']),
-    clusterRoleBinding('system:monitoring', 'system:monitoring', ['system:monitoring']),
-  ];
-}
+// The bootstrap RBAC policy is @cl/rbac's (reconciled by ./authz/bootstrap-reconcile).
 
 export function systemPriorityClasses(): StoredObject[] {
   return [

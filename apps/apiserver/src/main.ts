@@ -24,6 +24,7 @@ const authorizationGroup: DiscoveryGroup = {
       version: 'v1',
       resources: [
         { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
+        { name: 'selfsubjectrulesreviews', singularName: 'selfsubjectrulesreview', namespaced: false, kind: 'SelfSubjectRulesReview', verbs: ['create'] },
         { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
       ],
     },
@@ -114,6 +115,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   const authentication = authn;
   const agents = nodeAgents;
   let mounted: MountedResources | undefined;
+  // The RBAC index is fed from the resource stores once they exist; the rbac/bootstrap-roles hook waits for it.
+  let rbacSynced: Promise<void> = Promise.resolve();
   const kinds = servedKinds();
   const discovery = kindDiscoveryGroups(kinds);
   const parts: ServerParts = {
@@ -128,13 +131,17 @@ export async function main(argv: readonly string[]): Promise<number> {
       ...nodeConnectionRoutes({ stores: () => mounted?.stores, client: agents, preferredAddressTypes: cl.options.nodeAgent.preferredAddressTypes, log: (l) => log.info(l) }),
     ],
     groupVersions: [...groupVersionsOf(kinds), ...authenticationGroupVersions, ...authz.groupVersions],
-    resources: (store) =>
-      (mounted = mountResources(store, {
+    resources: (store) => {
+      mounted = mountResources(store, {
         eventTtlSeconds: Math.round(cl.options.eventTtlMs / 1000),
         enableAdmissionPlugins: cl.options.enableAdmissionPlugins,
         disableAdmissionPlugins: cl.options.disableAdmissionPlugins,
         log: (l) => log.info(l),
-      })),
+        storeAdmission: (s, chain) => authz.storeAdmission(s, chain),
+      });
+      rbacSynced = authz.attachStores(mounted.stores);
+      return mounted;
+    },
     loopbackToken: loopback.token,
     controllers: [...(cl.options.enableScheduler ? [inProcessScheduler] : []), ...controllerFactories(cl.options.controllers)],
     onClose: async () => {
@@ -146,6 +153,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     tracing,
     extraSteps: {
       'start-cl-apiserver-admission-initializer': async () => initializeAdmission(config.files.admission, (l) => log.info(l)),
+      'rbac/bootstrap-roles': () => rbacSynced,
     },
   };
   let server;

@@ -16,6 +16,10 @@ export interface ApiserverOptions {
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
   shutdownSendRetryAfter: boolean;
+  /** --max-requests-inflight, --max-mutating-requests-inflight, --enable-priority-and-fairness (./max-in-flight). */
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+  enablePriorityAndFairness: boolean;
   dataDir: string;
   storeServers: string[];
   storePrefix: string;
@@ -55,6 +59,9 @@ export function apiserverFlags(): FlagSet {
     .add({ name: 'tls-private-key-file', type: types.string, default: '', section: secure, usage: 'File containing the default x509 private key matching --tls-cert-file.' })
     .add({ name: 'livez-grace-period', type: types.duration, default: 0, section: generic, usage: "This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. From apiserver's start time to when this amount of time has elapsed, /livez will assume that unfinished post-start hooks will complete successfully and therefore return true." })
     .add({ name: 'shutdown-delay-duration', type: types.duration, default: 0, section: generic, usage: 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.' })
+    .add({ name: 'max-requests-inflight', type: types.int32, default: 400, section: generic, usage: 'This and --max-mutating-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely.' })
+    .add({ name: 'max-mutating-requests-inflight', type: types.int32, default: 200, section: generic, usage: 'This and --max-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely.' })
+    .add({ name: 'enable-priority-and-fairness', type: types.bool, default: true, section: generic, usage: 'If true, replace the max-in-flight handler with one pool of both limits (system:masters and the health checks exempt, as upstream\'s exempt and probes flow schemas); this server has no flow schemas or queues: a full pool answers 429 at once.' })
     .add({ name: 'shutdown-send-retry-after', type: types.bool, default: false, section: generic, usage: 'If true the HTTP Server will continue listening until all non long running request(s) in flight have been drained, during this window all incoming requests will be rejected with a status code 429 and a \'Retry-After\' response header, in addition \'Connection: close\' response header is set in order to tear down the TCP connection when idle.' })
     .add({ name: 'data-dir', type: types.string, default: '/var/lib/cl', section: store, usage: 'Directory of the embedded store (a SQLite file), used when --store-servers is empty.' })
     .add({ name: 'store-servers', type: types.stringSlice, default: [], section: store, usage: 'List of etcd servers to connect with (scheme://ip:port), comma separated. Empty means the embedded store under --data-dir.' })
@@ -115,6 +122,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     livezGracePeriodMs: v['livez-grace-period'] as number,
     shutdownDelayMs: v['shutdown-delay-duration'] as number,
     shutdownSendRetryAfter: v['shutdown-send-retry-after'] as boolean,
+    maxRequestsInflight: v['max-requests-inflight'] as number,
+    maxMutatingRequestsInflight: v['max-mutating-requests-inflight'] as number,
+    enablePriorityAndFairness: v['enable-priority-and-fairness'] as boolean,
     dataDir: v['data-dir'] as string,
     storeServers: v['store-servers'] as string[],
     storePrefix: v['store-prefix'] as string,
@@ -162,6 +172,12 @@ export function validateOptions(o: ApiserverOptions): string[] {
   if (o.livezGracePeriodMs < 0) errs.push('--livez-grace-period can not be a negative value');
   errs.push(...validateControllerOptions(o.controllers));
   if (o.shutdownDelayMs < 0) errs.push('--shutdown-delay-duration can not be negative value');
+  // Upstream's ServerRunOptions.Validate words.
+  if (o.maxRequestsInflight < 0) errs.push('--max-requests-inflight can not be negative value');
+  if (o.maxMutatingRequestsInflight < 0) errs.push('--max-mutating-requests-inflight can not be negative value');
+  if (o.enablePriorityAndFairness && o.maxRequestsInflight + o.maxMutatingRequestsInflight <= 0) {
+    errs.push('--max-requests-inflight plus --max-mutating-requests-inflight must be positive when --enable-priority-and-fairness is true');
+  }
   if ((o.tlsCertFile === '') !== (o.tlsPrivateKeyFile === '')) {
     errs.push('--tls-cert-file and --tls-private-key-file must be specified together');
   }

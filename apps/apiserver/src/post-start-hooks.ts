@@ -3,9 +3,9 @@
 // work against the store (bootstrap objects, registrations), so a green /readyz means this start finished.
 import { BootStep } from '@cl/healthz';
 import { ConflictError, type Store } from '@cl/store';
+import { reconcileBootstrapPolicy } from './authz/bootstrap-reconcile';
 import {
   authenticationInfo,
-  bootstrapRbac,
   localApiService,
   systemNamespaces,
   systemPriorityClasses,
@@ -95,8 +95,8 @@ export function createPostStartHooks(ctx: HookContext, registry: ApiServiceRegis
       await createIfAbsent(ctx.store, systemNamespaces());
     },
     'rbac/bootstrap-roles': async () => {
-      const n = await createIfAbsent(ctx.store, bootstrapRbac());
-      if (n > 0) ctx.log(`created ${n} bootstrap RBAC objects`);
+      const n = await reconcileBootstrapPolicy(ctx.store);
+      if (n > 0) ctx.log(`reconciled ${n} bootstrap RBAC objects`);
     },
     'scheduling/bootstrap-system-priority-classes': async () => {
       await createIfAbsent(ctx.store, systemPriorityClasses());

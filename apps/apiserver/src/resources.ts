@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { requestInfo } from '@cl/auth';
 import { apiVersionOf, openApiV3, openApiV2, type KindDefinition, type SubresourceDocument } from '@cl/api';
-import { builtinKinds, builtinResources, ResourceApi, writeJson, type ResourceStore } from '@cl/registry';
+import { builtinKinds, builtinResources, ResourceApi, writeJson, type Admission, type ResourceStore } from '@cl/registry';
 import { LeaseManager, type Store } from '@cl/store';
 import { buildAdmission, enabledAdmissionPlugins } from './admission';
 import type { DiscoveryGroup } from './authn';
@@ -18,6 +18,8 @@ export interface ResourceOptions {
   enableAdmissionPlugins: readonly string[];
   disableAdmissionPlugins: readonly string[];
   log: (line: string) => void;
+  /** A store's admission with store-specific checks added (the RBAC escalation check on the RBAC resources). */
+  storeAdmission?: (store: ResourceStore, chain: Admission) => Admission;
 }
 
 type ServedSubresource = { kind: string; group?: string; version?: string; verbs: string[] };
@@ -150,7 +152,7 @@ export function mountResources(store: Store, opts: ResourceOptions): MountedReso
   }
   const stores = builtinResources(store, { eventTtlSeconds: opts.eventTtlSeconds, leases: new LeaseManager(store), log: opts.log });
   const admission = buildAdmission(enabledAdmissionPlugins(opts.enableAdmissionPlugins, opts.disableAdmissionPlugins), stores);
-  for (const s of stores) s.setAdmission(admission);
+  for (const s of stores) s.setAdmission(opts.storeAdmission ? opts.storeAdmission(s, admission) : admission);
   opts.log(`Loaded ${admission.names.length} admission plugin(s): ${admission.names.join(',')}`);
   const api = new ResourceApi(stores, {
     readBody: (req) => readBody(req),

@@ -19,6 +19,7 @@ import {
   type MaybePromise,
   type RequestAuthenticator,
   type RequestInfo,
+  type UserInfo,
 } from '@cl/auth';
 import { HealthChecks, ShutdownCheck, logCheck, notFound, pingCheck, type HealthCheck, type HealthEndpoint } from '@cl/healthz';
 import { generateSelfSignedServing } from '@cl/pki';
@@ -26,11 +27,13 @@ import { openStore, startCompactor, storeHealthCheck, type Store } from '@cl/sto
 import { listenForwarder, type EgressSelector, type Forwarder } from '@cl/egress';
 import { isTracingTrusted, serverSpanName, type Tracing } from '@cl/tracing';
 import { authorizationErrorText, forbiddenStatus } from '@cl/webhook-authz';
+import { hasImpersonationHeaders, impersonate, type ImpersonationOutcome } from './authz/impersonation';
 import { startInProcessControllers, type InProcessControllerFactory, type InProcessControllers } from './in-process';
 import type { Logger } from './logger';
 import { loopbackClientConfig } from './loopback-client';
 import type { ApiserverOptions } from './options';
 import { ApiServiceRegistry, createPostStartHooks, type GroupVersion, type HookName } from './post-start-hooks';
+import { InFlightLimiter, TOO_MANY_REQUESTS_TEXT } from './max-in-flight';
 import { requestLabels, requestMetrics, metricsRegistry } from './metrics';
 import { exactRoute, type RequestContext, type Route } from './routes';
 import { statuses, writeJson, writeStatus } from './status';
@@ -78,6 +81,8 @@ const ALL: HealthEndpoint[] = ['healthz', 'livez', 'readyz'];
 
 export async function startApiserver(opts: ApiserverOptions, parts: ServerParts, log: Logger): Promise<RunningServer> {
   const metrics = requestMetrics();
+  const inFlightLimit = new InFlightLimiter(opts);
+  inFlightLimit.register(metricsRegistry);
   const storeForwarder = await storeTunnel(opts, parts.egress);
   const store = openStore({
     servers: opts.storeServers,
@@ -241,7 +246,32 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
       log.v(2, `Unable to authenticate the request: no credentials accepted for ${r.method} ${r.info.path}`);
       return writeStatus(r.req, r.res, statuses.unauthorized());
     }
-    const attrs = (r.attrs = requestAttributes(r.req, answer.user, r.info));
+    // Impersonation sits between authentication and authorization (upstream's WithImpersonation).
+    if (hasImpersonationHeaders(r.req)) return impersonate(r.req, answer.user, authorizeAttributes).then((out) => impersonated(r, out, authnSpan), (e: unknown) => impersonationFailed(r, e));
+    return actingAs(r, answer.user, authnSpan);
+  };
+
+  const impersonated = (r: Request, out: ImpersonationOutcome, authnSpan: Span | undefined): MaybePromise<unknown> => {
+    if ('user' in out) return actingAs(r, out.user, authnSpan);
+    if ('error' in out) return impersonationFailed(r, out.error);
+    log.v(4, `Forbidden: ${JSON.stringify(r.req.url)}, Reason: ${JSON.stringify(out.reason)}`);
+    return writeStatus(r.req, r.res, forbidden(out.forbidden, out.reason));
+  };
+
+  // Upstream's tooManyRequests: plain text, Retry-After 1 s; clients retry.
+  const tooManyRequests = (r: Request) => {
+    r.res.writeHead(429, { 'Retry-After': '1', 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Length': Buffer.byteLength(TOO_MANY_REQUESTS_TEXT) });
+    r.res.end(TOO_MANY_REQUESTS_TEXT);
+  };
+
+  const impersonationFailed = (r: Request, e: unknown) => writeStatus(r.req, r.res, statuses.internal((e as Error)?.message ?? String(e)));
+
+  const actingAs = (r: Request, user: UserInfo, authnSpan: Span | undefined): MaybePromise<unknown> => {
+    // --max-requests-inflight / priority and fairness sit after impersonation, before authorization (upstream's chain).
+    const seat = inFlightLimit.admit(r.info, user);
+    if (seat === null) return tooManyRequests(r);
+    if (seat !== 'exempt') r.res.once('close', seat);
+    const attrs = (r.attrs = requestAttributes(r.req, user, r.info));
     if (tracing) {
       const { span, context } = tracing.startServerSpan(r.req, {
         name: serverSpanName(r.method, r.info),

@@ -293,8 +293,8 @@ authorizers:
     subjectAccessReviewVersion: v1
     failurePolicy: deny
     connectionInfo: {type: KubeConfigFile, kubeConfigFile: relative/kc.yaml}
-- type: RBAC
-  name: rbac
+- type: ABAC
+  name: abac
 `);
     const r = spawnSync(process.execPath, [MAIN, '--secure-port=1', `--authorization-config=${bad}`], { encoding: 'utf8' });
     expect(r.status).toBe(1);
@@ -303,7 +303,7 @@ authorizers:
       'authorizers[0].timeout: Invalid value: "1m0s": must be > 0s and <= 30s',
       'authorizers[0].failurePolicy: Unsupported value: "deny": supported values: "NoOpinion", "Deny"',
       'authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "relative/kc.yaml": must be an absolute path',
-      'authorizers[1].type: Unsupported value: "RBAC": supported values: "AlwaysAllow", "AlwaysDeny", "Webhook"',
+      'authorizers[1].type: Unsupported value: "ABAC": supported values: "AlwaysAllow", "AlwaysDeny", "Node", "RBAC", "Webhook"',
     ]) {
       expect(r.stderr).toContain(m);
     }

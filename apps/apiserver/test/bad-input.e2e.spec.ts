@@ -24,7 +24,7 @@ describe('flag errors', () => {
     [['--store-servers=ftp://x'], 'Error: --store-servers: invalid URL "ftp://x": scheme must be http or https'],
     [['extra'], 'Error: unknown command "extra" for "apiserver"'],
     [['--enable-admission-plugins=Bogus'], 'Error: enable-admission-plugins plugin "Bogus" is unknown'],
-    [['--enable-admission-plugins=PodSecurity'], 'Error: enable-admission-plugins plugin "PodSecurity" is not supported by this server (supported: NamespaceLifecycle, LimitRanger, ServiceAccount, TaintNodesByCondition, Priority, DefaultTolerationSeconds, ResourceQuota)'],
+    [['--enable-admission-plugins=PodSecurity'], 'Error: enable-admission-plugins plugin "PodSecurity" is not supported by this server (supported: NamespaceLifecycle, LimitRanger, ServiceAccount, NodeRestriction, TaintNodesByCondition, Priority, DefaultTolerationSeconds, ResourceQuota)'],
     [['--enable-admission-plugins=NamespaceLifecycle', '--disable-admission-plugins=NamespaceLifecycle'], 'Error: NamespaceLifecycle in enable-admission-plugins and disable-admission-plugins overlapped'],
     [['--event-ttl=10ms'], 'Error: --event-ttl must be at least 1s, got 10ms'],
     [['--kubelet-client-certificate=/x.crt'], 'Error: --kubelet-client-certificate and --kubelet-client-key must be specified together'],

@@ -10,7 +10,15 @@ import { WebhookAuthorizer } from './webhook-authorizer';
 /** The authorizer types this library builds. */
 export const SUPPORTED_AUTHORIZER_TYPES = ['AlwaysAllow', 'AlwaysDeny', 'Webhook'] as const;
 
+/** Builds a built-in authorizer the caller provides (RBAC, Node) for one authorizer entry of the configuration. */
+export type BuiltinAuthorizerFactory = (entry: { type: string; name: string }) => ChainAuthorizer;
+
 export interface AuthorizerChainOptions {
+  /**
+   * Authorizer types beyond this library's own, by type (the API server's RBAC and Node authorizers, which read
+   * its store): this library stays free of the registry.
+   */
+  builtins?: Readonly<Record<string, BuiltinAuthorizerFactory>>;
   /** Authorizers asked before the configured ones (e.g. a privileged-group rule); not counted in metrics. */
   prefix?: readonly ChainAuthorizer[];
   agentFactory?: AgentFactory;
@@ -54,8 +62,11 @@ export class AuthorizerChain implements ChainAuthorizer {
             inner = w;
             break;
           }
-          default:
-            throw new Error(`unknown authorization mode ${JSON.stringify(a.type)} specified`);
+          default: {
+            const builtin = opts.builtins?.[a.type];
+            if (!builtin) throw new Error(`unknown authorization mode ${JSON.stringify(a.type)} specified`);
+            inner = builtin({ type: a.type, name: a.name });
+          }
         }
         members.push(instrumentedAuthorizer(a.type, a.name, inner));
       }

@@ -1,5 +1,5 @@
 export type { AuthorizationResult, AuthorizeOptions, ChainAuthorizer, Logger } from './types';
-export { AuthorizerChain, SUPPORTED_AUTHORIZER_TYPES, type AuthorizerChainOptions } from './chain';
+export { AuthorizerChain, SUPPORTED_AUTHORIZER_TYPES, type AuthorizerChainOptions, type BuiltinAuthorizerFactory } from './chain';
 export { ReloadingAuthorizer, apiServerIdHash, type ReloadingAuthorizerOptions } from './reload';
 export {
   unionAuthorizer,

@@ -2,7 +2,7 @@
 // `--authorization-webhook-*` flags (mutually exclusive), validated as upstream's BuiltInAuthorizationOptions.
 import { loadAuthorizationConfigurationFile, validateApiserverConfigFlags, ValidationError } from '@cl/config';
 import { types, type FlagSet } from '@cl/flags';
-import { SUPPORTED_AUTHORIZER_TYPES } from '@cl/webhook-authz';
+import { SERVER_AUTHORIZER_TYPES } from './authorizer-types';
 
 export interface AuthorizationOptions {
   authorizationConfig: string;
@@ -25,7 +25,7 @@ const WEBHOOK_FLAGS = [
 
 export function addAuthorizationFlags(fs: FlagSet): void {
   fs.add({ name: 'authorization-config', type: types.string, default: '', section: SECTION, usage: 'File with Authorization Configuration to configure the authorizer chain. Requires feature flag StructuredAuthorizationConfiguration. This flag is mutually exclusive with the other --authorization-mode and --authorization-webhook-* flags.' })
-    .add({ name: 'authorization-mode', type: types.stringSlice, default: [], section: SECTION, usage: `Ordered list of plug-ins to do authorization on secure port. Defaults to AlwaysAllow if --authorization-config is not used. Comma-delimited list of: ${SUPPORTED_AUTHORIZER_TYPES.join(',')}.` })
+    .add({ name: 'authorization-mode', type: types.stringSlice, default: [], section: SECTION, usage: `Ordered list of plug-ins to do authorization on secure port. Defaults to AlwaysAllow if --authorization-config is not used. Comma-delimited list of: ${SERVER_AUTHORIZER_TYPES.join(',')}.` })
     .add({ name: 'authorization-webhook-cache-authorized-ttl', type: types.duration, default: 300_000, section: SECTION, usage: "The duration to cache 'authorized' responses from the webhook authorizer." })
     .add({ name: 'authorization-webhook-cache-unauthorized-ttl', type: types.duration, default: 30_000, section: SECTION, usage: "The duration to cache 'unauthorized' responses from the webhook authorizer." })
     .add({ name: 'authorization-webhook-config-file', type: types.string, default: '', section: SECTION, usage: "File with webhook configuration in kubeconfig format, used with --authorization-mode=Webhook. The API server will query the remote service to determine access on the API server's secure port." })
@@ -58,7 +58,7 @@ export function validateAuthorizationOptions(o: AuthorizationOptions, explicit: 
     });
     if (errs.length > 0) return errs;
     try {
-      loadAuthorizationConfigurationFile(o.authorizationConfig, { knownTypes: SUPPORTED_AUTHORIZER_TYPES });
+      loadAuthorizationConfigurationFile(o.authorizationConfig, { knownTypes: SERVER_AUTHORIZER_TYPES });
       return [];
     } catch (e) {
       if (e instanceof ValidationError) return e.errors.map((x) => `${o.authorizationConfig}: ${x.message}`);
@@ -70,8 +70,8 @@ export function validateAuthorizationOptions(o: AuthorizationOptions, explicit: 
   if (modes.length === 0) errs.push('at least one authorization-mode must be passed');
   for (const m of modes) {
     if (!KUBE_MODES.includes(m)) errs.push(`authorization-mode ${JSON.stringify(m)} is not a valid mode`);
-    else if (!(SUPPORTED_AUTHORIZER_TYPES as readonly string[]).includes(m)) {
-      errs.push(`authorization-mode ${JSON.stringify(m)} is not supported by this server (supported: ${SUPPORTED_AUTHORIZER_TYPES.join(', ')})`);
+    else if (!(SERVER_AUTHORIZER_TYPES as readonly string[]).includes(m)) {
+      errs.push(`authorization-mode ${JSON.stringify(m)} is not supported by this server (supported: ${SERVER_AUTHORIZER_TYPES.join(', ')})`);
     }
     if (m === 'Webhook' && !o.authorizationWebhookConfigFile) errs.push("authorization-mode Webhook's authorization config file not passed");
   }

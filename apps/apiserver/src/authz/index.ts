@@ -3,6 +3,8 @@
 // SubjectAccessReview endpoints answered by the same chain.
 import { readFileSync } from 'node:fs';
 import { isPromiseLike, type Attributes, type Authorizer, type Decision, type MaybePromise } from '@cl/auth';
+import { loadAuthorizationConfiguration, type AuthorizationConfiguration } from '@cl/config';
+import type { Admission, ResourceStore } from '@cl/registry';
 import type { EgressSelector } from '@cl/egress';
 import { createEgressSelector } from '@cl/egress';
 import { apiServerID } from '@cl/tracing';
@@ -10,6 +12,7 @@ import {
   AuthorizerChain,
   ReloadingAuthorizer,
   authorizationMetrics,
+  privilegedGroupsAuthorizer,
   type AgentFactory,
   type AuthorizationResult,
   type ChainAuthorizer,
@@ -17,10 +20,13 @@ import {
 import type { Logger } from '../logger';
 import type { GroupVersion } from '../post-start-hooks';
 import type { Route } from '../routes';
+import { SERVER_AUTHORIZER_TYPES } from './authorizer-types';
 import { bootstrapPolicyAuthorizer } from './bootstrap-rules';
 import { effectiveModes, type AuthorizationOptions } from './flags';
 import { legacyAuthorizationConfig } from './legacy-config';
 import { reviewRoutes } from './review-routes';
+import { rulesReviewRoute } from './rules-review-route';
+import { StoreAuthorizers } from './store-authorizers';
 
 export { addAuthorizationFlags, authorizationOptions, validateAuthorizationOptions, type AuthorizationOptions } from './flags';
 
@@ -31,6 +37,10 @@ export interface AuthorizationParts {
   chain: ChainAuthorizer;
   routes: Route[];
   groupVersions: GroupVersion[];
+  /** Starts the store-backed authorizers (RBAC index, aggregation, node graph) on the resource stores. */
+  attachStores(stores: readonly ResourceStore[]): Promise<void>;
+  /** A store's admission with the RBAC escalation check added where it applies (RBAC mode, RBAC resources). */
+  storeAdmission(store: ResourceStore, chain: Admission): Admission;
   close(): Promise<void>;
 }
 
@@ -77,33 +87,50 @@ function requestFilterAuthorizer(chain: ChainAuthorizer): Authorizer {
   };
 }
 
+const loadConfig = (text: string) => loadAuthorizationConfiguration(text, { knownTypes: SERVER_AUTHORIZER_TYPES });
+
 export function buildAuthorization(o: AuthorizationOptions, deps: AuthorizationDeps): AuthorizationParts {
   const egress = deps.egress ?? createEgressSelector();
   const agentFactory: AgentFactory = (url, tls) => (tls ? egress.agentFor('controlplane', tls) : egress.agentFor('controlplane'));
   const log = (m: string) => (/fail|error/i.test(m) ? deps.log.error(m) : deps.log.info(m));
-  const prefix = [bootstrapPolicyAuthorizer];
+  const initialText = o.authorizationConfig ? readFileSync(o.authorizationConfig, 'utf8') : '';
+  const initial = o.authorizationConfig ? loadConfig(initialText) : legacyAuthorizationConfig(o);
+  const store = new StoreAuthorizers(
+    initial.authorizers.map((a) => a.type),
+    deps.log,
+  );
+  const builtins = store.builtins();
+  // With RBAC, the public grants come from its bootstrap policy; only system:masters stays in front of the
+  // chain, as upstream's privileged-group authorizer. Without RBAC the built-in grants keep their place.
+  const prefix = store.rbacEnabled ? [privilegedGroupsAuthorizer(['system:masters'])] : [bootstrapPolicyAuthorizer];
   let chain: ChainAuthorizer;
+  let config: () => AuthorizationConfiguration;
   let close: () => Promise<void>;
   if (o.authorizationConfig) {
-    const reloading = new ReloadingAuthorizer(
-      { file: o.authorizationConfig, prefix, agentFactory, log, apiServerId: apiServerID() },
-      readFileSync(o.authorizationConfig, 'utf8'),
-    );
+    const reloading = new ReloadingAuthorizer({ file: o.authorizationConfig, prefix, agentFactory, log, apiServerId: apiServerID(), builtins, load: loadConfig }, initialText);
     reloading.start();
     chain = reloading;
+    config = () => reloading.current.config;
     close = () => reloading.close();
   } else {
     const modes = effectiveModes(o);
     const alwaysAllowOnly = modes.length === 1 && modes[0] === 'AlwaysAllow';
-    const built = AuthorizerChain.fromConfig(legacyAuthorizationConfig(o), { prefix: alwaysAllowOnly ? [] : prefix, agentFactory, log });
+    const built = AuthorizerChain.fromConfig(initial, { prefix: alwaysAllowOnly ? [] : prefix, agentFactory, log, builtins });
     chain = built;
+    config = () => built.config;
     close = async () => built.close();
   }
+  const authorizer = requestFilterAuthorizer(chain);
   return {
-    authorizer: requestFilterAuthorizer(chain),
+    authorizer,
     chain,
-    routes: reviewRoutes(chain),
+    routes: [...reviewRoutes(chain), rulesReviewRoute(config, store.rbac.resolver)],
     groupVersions: [{ group: 'authorization.k8s.io', version: 'v1' }],
-    close,
+    attachStores: (stores) => store.attach(stores),
+    storeAdmission: (s, admission) => store.storeAdmission(s, admission, (a) => chain.authorize(a)),
+    close: async () => {
+      store.stop();
+      await close();
+    },
   };
 }

@@ -120,3 +120,14 @@ export function decodeReviewProtobuf(body: Buffer, self: boolean): Record<string
   if (metadata) out.metadata = { name: str(metadata, 1) ?? '' };
   return out;
 }
+
+/** Decodes a protobuf-encoded SelfSubjectRulesReview: its spec's namespace (SelfSubjectRulesReviewSpec field 1). */
+export function decodeRulesReviewProtobuf(body: Buffer): Record<string, unknown> {
+  if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw new Error('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+  }
+  const unknown = fields(body.subarray(MAGIC.length));
+  const obj = fields(unknown.get(2)?.at(-1) ?? Buffer.alloc(0));
+  const s = msg(obj, 2);
+  return { spec: s ? { namespace: str(s, 1) ?? '' } : {} };
+}

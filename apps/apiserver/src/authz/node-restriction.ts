@@ -1,0 +1,75 @@
+// The NodeRestriction admission plugin (upstream plugin/pkg/admission/noderestriction), for the writes a node
+// (`system:node:<name>` in `system:nodes`) may make at all: its own Node object only, without changing its taints
+// or `node-restriction.kubernetes.io/` labels; mirror pods bound to itself only, and the status and deletion of pods
+// bound to itself; its own lease in kube-node-lease. Other users are not restricted. Texts as upstream's.
+import { apiErrors, type KubeObject } from '@cl/apimachinery';
+import type { UserInfo } from '@cl/auth';
+import type { AdmissionAttributes, AdmissionPlugin } from '@cl/registry';
+
+const MIRROR = 'kubernetes.io/config.mirror';
+const RESTRICTED_LABEL_PREFIX = 'node-restriction.kubernetes.io/';
+
+function nodeOf(user: unknown): string | undefined {
+  const u = user as UserInfo | undefined;
+  if (!u?.groups?.includes('system:nodes') || !u.username.startsWith('system:node:')) return undefined;
+  return u.username.slice('system:node:'.length) || undefined;
+}
+
+const specOf = (o: KubeObject | null) => (o?.spec ?? {}) as { nodeName?: string; taints?: unknown };
+const labelsOf = (o: KubeObject | null) => o?.metadata?.labels ?? {};
+
+function restrictedLabelChanges(o: KubeObject | null, old: KubeObject | null): string[] {
+  const a = labelsOf(o);
+  const b = labelsOf(old);
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => k.startsWith(RESTRICTED_LABEL_PREFIX) && a[k] !== b[k]).sort();
+}
+
+function admitPod(a: AdmissionAttributes, node: string): void {
+  const forbid = (why: string) => apiErrors.forbidden(a.resource, a.name, why);
+  if (a.subresource === 'status') {
+    if (specOf(a.oldObject).nodeName !== node) throw forbid(`node "${node}" can only update pod status for pods with spec.nodeName set to itself`);
+    return;
+  }
+  if (a.subresource) return;
+  switch (a.operation) {
+    case 'CREATE': {
+      if (!a.object?.metadata?.annotations?.[MIRROR]) throw forbid(`pod does not have "${MIRROR}" annotation, node "${node}" can only create mirror pods`);
+      if (specOf(a.object).nodeName !== node) throw forbid(`node "${node}" can only create pods with spec.nodeName set to itself`);
+      return;
+    }
+    case 'DELETE':
+      if (specOf(a.oldObject).nodeName !== node) throw forbid(`node "${node}" can only delete pods with spec.nodeName set to itself`);
+      return;
+    case 'UPDATE':
+      throw forbid(`node "${node}" is not allowed to update pods`);
+  }
+}
+
+function admitNode(a: AdmissionAttributes, node: string): void {
+  const name = a.name || a.object?.metadata?.name || '';
+  if (name !== node) throw apiErrors.forbidden(a.resource, name, `node "${node}" is not allowed to modify node "${name}"`);
+  if (a.operation === 'DELETE') return;
+  // A node may register with taints; only later changes are refused.
+  if (a.operation === 'UPDATE' && !a.subresource && JSON.stringify(specOf(a.object).taints ?? []) !== JSON.stringify(specOf(a.oldObject).taints ?? [])) {
+    throw apiErrors.forbidden(a.resource, name, `node "${node}" is not allowed to modify taints`);
+  }
+  const changed = restrictedLabelChanges(a.object, a.operation === 'CREATE' ? null : a.oldObject);
+  if (changed.length > 0) throw apiErrors.forbidden(a.resource, name, `is not allowed to modify labels: ${changed.join(', ')}`);
+}
+
+export function nodeRestriction(): AdmissionPlugin {
+  return {
+    name: 'NodeRestriction',
+    validate(a) {
+      const node = nodeOf(a.user);
+      if (!node) return;
+      const { group, resource } = a.resource;
+      if (group === '' && resource === 'pods') return admitPod(a, node);
+      if (group === '' && resource === 'nodes') return admitNode(a, node);
+      if (group === 'coordination.k8s.io' && resource === 'leases' && a.namespace === 'kube-node-lease') {
+        const name = a.name || a.object?.metadata?.name || '';
+        if (name !== node) throw apiErrors.forbidden(a.resource, name, 'can only access node lease with the same name as the requesting node');
+      }
+    },
+  };
+}

@@ -1,0 +1,11 @@
+export type { PolicyRule, Subject, RoleRef, Role, ClusterRole, Binding, LabelSelectorLite, ObjectMetaLite } from './types';
+export { RBAC_GROUP } from './types';
+export { ruleAllows, rulesAllow, verbMatches, apiGroupMatches, resourceMatches, resourceNameMatches, nonResourceURLMatches, compactString, goQuoteList, type RuleRequest } from './rules';
+export { appliesTo, describeSubject, serviceAccountUsername, SERVICE_ACCOUNT_PREFIX } from './subjects';
+export { RbacIndex, type RbacSource, type RbacKind } from './policy-index';
+export { RbacAuthorizer, RuleResolver, describeSource, denialMessage, aggregateText, type RuleSource, type RuleVisitor, type RbacAuthorizerOptions } from './authorizer';
+export { covers, ruleCovers, breakdownRule, compactRules, confirmNoEscalation, EscalationError } from './escalation';
+export { rulesReview, type RulesReviewStatus, type ResourceRule, type NonResourceRule } from './rules-review';
+export { bootstrapClusterRoles, bootstrapClusterRoleBindings, nodeRules, AUTOUPDATE_ANNOTATION, BOOTSTRAP_LABEL } from './bootstrap-policy';
+export { reconcileClusterRole, reconcileBinding, type Reconciled } from './reconcile';
+export { aggregatedRules, selectorMatches, sameRules } from './aggregation';
