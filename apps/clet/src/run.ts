@@ -2,8 +2,8 @@
 // the start-up checks, start the pod runtime and the servers, and stop cleanly on SIGTERM/SIGINT.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hostname } from 'node:os';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { cpus, hostname } from 'node:os';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { formatDuration, parseDuration } from '@cl/flags';
 import { HealthChecks, healthSliMetrics, logCheck, pingCheck } from '@cl/healthz';
 import { helpText } from './help';
@@ -17,8 +17,16 @@ import { loadKubeconfig, type ClientConfig as ApiServerConnection } from '@cl/ku
 import { closeServer, startHealthServer, startMainServer, startReadOnlyServer, type Listening } from './server/servers';
 import type { HandlerDeps } from './server/handlers';
 import { NodeRuntime } from './server/node-runtime';
-import { checkKernelDefaults, checkSwap } from './startup/checks';
+import { applyOwnOomScoreAdj, CgroupFs, cgroupSettings, PodCgroups } from './cgroups';
+import { effectiveMaxPods } from './node/facts';
+import { checkKernelDefaults, checkResourceManagers, checkSwap } from './startup/checks';
 import { isCgroupV1 } from './startup/host';
+import { checkSystemCgroupFlags, moveSelfToCgroup } from './startup/own-cgroups';
+import { credentialProvidersAtStart } from './credential-provider';
+import { checkFixedGates, checkInertSettings } from './startup/inert-settings';
+import { setMaxOpenFiles } from './startup/max-open-files';
+import { initNetworkUtil } from './startup/iptables-util-chains';
+import { fileDefaults } from './config/defaults';
 import { acquireLock, watchContention, type HeldLock } from './startup/lock';
 import { DEFAULT_VERSION, PRODUCT_NAME, checkVersionFlag, rawVersion } from './version';
 
@@ -139,6 +147,29 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
   if (swapErr) throw new Error(swapErr);
   const kernelErrs = checkKernelDefaults(config.protectKernelDefaults, logLine);
   if (kernelErrs.length > 0) throw new Error(kernelErrs.length === 1 ? kernelErrs[0] : `[${kernelErrs.join(', ')}]`);
+  const credentials = credentialProvidersAtStart(flags.imageCredentialProviderConfig, flags.imageCredentialProviderBinDir, logFn(log.named('credentials')));
+  const managerErrs = [...checkResourceManagers(config, isCgroupV1()), ...checkSystemCgroupFlags(config.systemCgroups, flags.runtimeCgroups), ...credentials.errors,
+    ...checkInertSettings(config, flags, fileDefaults()), ...checkFixedGates(r.gates)];
+  if (managerErrs.length > 0) throw new Error(managerErrs.length === 1 ? managerErrs[0] : `[${managerErrs.join(', ')}]`);
+  applyOwnOomScoreAdj(config.oomScoreAdj, logLine);
+  setMaxOpenFiles(config.maxOpenFiles, logLine);
+  if (config.makeIPTablesUtilChains) {
+    // Off the start path, as upstream runs it beside the rest: a dozen iptables calls would hold the servers back.
+    let stopMonitor: (() => void) | undefined;
+    const deferred = setTimeout(() => (stopMonitor = initNetworkUtil(logLine)), 0);
+    stops.push(() => {
+      clearTimeout(deferred);
+      stopMonitor?.();
+    });
+  }
+  if (config.kubeletCgroups !== '') {
+    const dirs = moveSelfToCgroup(CgroupFs.host(), config.kubeletCgroups);
+    log.info('Moved the clet into its cgroup', { cgroup: config.kubeletCgroups, dirs: dirs.join(',') });
+  }
+  // The QoS cgroups and node allocatable exist before any pod runs; the pod manager makes each pod's cgroup.
+  const podCgroups = PodCgroups.start(cgroupSettings(config), CgroupFs.host(), logFn(log.named('cgroups')));
+  // --pods-per-core lowers the pod count the node advertises and admits.
+  const podConfig = { ...config, maxPods: effectiveMaxPods(config.maxPods, config.podsPerCore, cpus().length) };
 
   // The servers' own runtime connection (logs, exec, stats, node status); the pod manager keeps its own.
   const runtime = new NodeRuntime(config.containerRuntimeEndpoint, config.imageServiceEndpoint, parseDuration(config.runtimeRequestTimeout || '2m'));
@@ -148,14 +179,19 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
   let cluster: ClusterMembership | undefined;
   if (api && !config.runOnce) {
     cluster = joinCluster({
-      api, config, flags, nodeName, nodeIP, version, cri: runtime.cri, log: log.named('node'),
+      api, config: podConfig, flags, nodeName, nodeIP, version, cri: runtime.cri, log: log.named('node'),
       setApiPods: (pods) => podManager.setApiPods(pods),
       syncLoopHealthy: () => podManager.syncLoopHealthy(),
+      nodePressure: () => podManager.nodePressure(),
     });
   }
   const probeMetrics = new Registry();
+  const metrics = new Registry();
+  // Upstream's kubelet_evictions, by the signal each eviction reclaimed for.
+  const evictions = new Counter({ name: 'clet_evictions', help: 'Cumulative number of pod evictions by eviction signal', labelNames: ['eviction_signal'], registers: [metrics] });
   const podManager: PodManager = createPodManager({
-    config,
+    config: podConfig,
+    cgroups: podCgroups,
     nodeName,
     log: logFn(log.named('pods')),
     probeMetrics,
@@ -165,10 +201,17 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     maximumDeadContainersPerContainer: flags.maximumDeadContainersPerContainer,
     maximumDeadContainers: flags.maximumDeadContainers,
     nodeIP,
+    evictionCount: (signal) => evictions.inc({ eviction_signal: signal }),
+    ...(credentials.providers ? { imageCredentials: credentials.providers } : {}),
     ...(cluster ? { reports: cluster.reports } : {}),
   });
   await podManager.start();
   stops.push(() => podManager.stop());
+  if (config.podCIDR !== '') {
+    // As upstream at start: the runtime hears the pod CIDR (a failure is logged, not fatal).
+    log.info('Updating Pod CIDR', { originalPodCIDR: '', newPodCIDR: config.podCIDR });
+    await runtime.cri.updateRuntimeConfig(config.podCIDR).catch((e: Error) => log.error('Pod CIDR update failed', undefined, e.message));
+  }
   if (cluster) {
     const c = cluster;
     c.start();
@@ -180,7 +223,6 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     return;
   }
 
-  const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'clet_process_' });
   new Gauge({
     name: 'clet_running_pods',

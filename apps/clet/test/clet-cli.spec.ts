@@ -141,6 +141,8 @@ describe('start-up checks', () => {
   test('--fail-cgroupv1 defaults to true: a cgroup v1 host is refused with a clear message', async () => {
     // A plain directory is not a cgroup2 mount, so it reads as a cgroup v1 host whatever this machine is.
     const fakeCgroup = mkdtempSync(join(tmp, 'cgroup-'));
+    // The v1 hierarchies the agent makes the pods' cgroups in (here plain directories).
+    for (const s of ['cpu', 'cpuacct', 'memory', 'pids']) mkdirSync(join(fakeCgroup, s));
     const base = args('cgv1').filter((a) => a !== '--fail-cgroupv1=false');
     const r = await runClet(base, { CLET_TEST_SYS_FS_CGROUP: fakeCgroup });
     expect(r.code).toBe(1);

@@ -163,6 +163,11 @@ export class CriClient {
     return this.call(this.runtime, 'Version', { version: CRI_CLIENT_API_VERSION }, this.timeoutMs);
   }
 
+  /** Tells the runtime the node's pod CIDR (the kubelet's --pod-cidr in standalone mode). */
+  async updateRuntimeConfig(podCidr: string): Promise<void> {
+    await this.call(this.runtime, 'UpdateRuntimeConfig', { runtimeConfig: { networkConfig: { podCidr } } }, this.timeoutMs);
+  }
+
   status(verbose = false): Promise<StatusResponse> {
     return this.call(this.runtime, 'Status', { verbose }, this.timeoutMs);
   }

@@ -86,6 +86,10 @@ describe('against containerd', () => {
     expect(s.status?.conditions.find((c) => c.type === 'RuntimeReady')?.status).toBe(true);
   });
 
+  test('UpdateRuntimeConfig hands the runtime a pod CIDR', async () => {
+    await expect(cri.updateRuntimeConfig('10.213.0.0/16')).resolves.toBeUndefined();
+  });
+
   test('ImageStatus finds imported images and returns null for absent ones', async () => {
     const img = await cri.imageStatus({ image: images.busybox });
     expect(img?.repoTags).toContain(images.busybox);

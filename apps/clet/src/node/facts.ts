@@ -1,12 +1,12 @@
 // The node's facts for its status, measured on each status update: capacity from the host, allocatable after
 // --kube-reserved, --system-reserved and the hard eviction thresholds (upstream's node allocatable), pressure
-// conditions from the same thresholds the eviction manager uses, readiness from the runtime's Status, identity
+// conditions from the eviction manager (../eviction), readiness from the runtime's Status, identity
 // and images from the host and the runtime.
 import { cpus as hostCpus } from 'node:os';
 import { Quantity } from '@cl/apimachinery';
 import type { CriClient } from '@cl/cri';
 import { goArch, type NodeFacts } from '@cl/node';
-import { fsUsage, hostIdentity, hugePages, memInfo, pidsAvailable } from './host-measurements';
+import { fsUsage, hostIdentity, hugePages, memInfo } from './host-measurements';
 
 export interface NodeFactsOptions {
   cri: CriClient;
@@ -21,9 +21,19 @@ export interface NodeFactsOptions {
   kubeReserved: Record<string, string>;
   systemReserved: Record<string, string>;
   evictionHard: Record<string, string>;
+  /** The eviction manager's node conditions (MemoryPressure, DiskPressure, PIDPressure); none without one. */
+  pressure?: () => { memoryPressure: boolean; diskPressure: boolean; pidPressure: boolean };
   /** The sync loop's health (PLEG in upstream's words): an error makes the node NotReady. */
   syncLoopHealthy: () => Error | null;
   cpus?: () => number;
+}
+
+/**
+ * The pods this node takes (capacity and admission): --max-pods, or fewer with --pods-per-core (podsPerCore x cores),
+ * as upstream's node capacity; 0 podsPerCore is no per-core limit.
+ */
+export function effectiveMaxPods(maxPods: number, podsPerCore: number, cores: number): number {
+  return podsPerCore > 0 ? Math.min(maxPods, podsPerCore * cores) : maxPods;
 }
 
 /** Upstream's maxNamesPerImageInNodeStatus. */
@@ -43,7 +53,6 @@ export function nodeFactsSource(o: NodeFactsOptions): () => Promise<NodeFacts> {
   return async () => {
     const mem = memInfo();
     const nodefs = fsUsage(o.rootDir);
-    const pids = pidsAvailable();
     const cpus = o.cpus ? o.cpus() : hostCpus().length;
     const capacity: Record<string, Quantity> = {
       cpu: Quantity.parse(String(cpus)),
@@ -67,10 +76,6 @@ export function nodeFactsSource(o: NodeFactsOptions): () => Promise<NodeFacts> {
       allocatable[name] = (left.sign() < 0 ? Quantity.parse('0') : left).toString();
     }
 
-    const below = (signal: string, available: number, cap: number) => {
-      const t = o.evictionHard[signal];
-      return t !== undefined && available < thresholdValue(t, cap);
-    };
     const [notReady, runtimeVersion, images] = await Promise.all([runtimeProblems(o), runtimeVersionOf(o.cri), nodeImages(o.cri, o.nodeStatusMaxImages)]);
     const loop = o.syncLoopHealthy();
     if (loop) notReady.push(`PLEG is not healthy: ${loop.message}`);
@@ -89,9 +94,7 @@ export function nodeFactsSource(o: NodeFactsOptions): () => Promise<NodeFacts> {
       images,
       daemonPort: o.port,
       notReady,
-      memoryPressure: below('memory.available', mem.availableBytes, mem.totalBytes),
-      diskPressure: below('nodefs.available', nodefs.availableBytes, nodefs.capacityBytes) || below('nodefs.inodesFree', nodefs.inodesFree, nodefs.inodes),
-      pidPressure: below('pid.available', pids.available, pids.max),
+      ...(o.pressure?.() ?? { memoryPressure: false, diskPressure: false, pidPressure: false }),
     };
   };
 }

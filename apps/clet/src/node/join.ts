@@ -25,6 +25,8 @@ export interface JoinOptions {
   log: Logger;
   setApiPods: (pods: Pod[]) => void;
   syncLoopHealthy: () => Error | null;
+  /** The eviction manager's node conditions. */
+  nodePressure: () => { memoryPressure: boolean; diskPressure: boolean; pidPressure: boolean };
 }
 
 export interface ClusterMembership {
@@ -43,8 +45,9 @@ export function joinCluster(o: JoinOptions): ClusterMembership {
   const client = new KubeClient({ ...base, qps: config.kubeAPIQPS, burst: config.kubeAPIBurst });
   // Node status and lease are not rate-limited (upstream's heartbeat client), so a busy agent still heartbeats.
   const heartbeatClient = new KubeClient({ ...base, qps: -1 });
-  // Upstream: eventRecordQPS 0 means no limit for the event client.
-  const eventClient = new KubeClient({ ...base, qps: config.eventRecordQPS > 0 ? config.eventRecordQPS : -1, burst: config.eventBurst });
+  // As upstream's event client (client-go's rest config): --event-qps 0 is client-go's DefaultQPS 5 and
+  // --event-burst 0 its DefaultBurst 10, as the flags' help says.
+  const eventClient = new KubeClient({ ...base, qps: config.eventRecordQPS, burst: config.eventBurst });
   const log = (msg: string, fields?: Record<string, unknown>, severity?: 'I' | 'W' | 'E') => {
     if (severity === 'E') o.log.error(msg, fields);
     else if (severity === 'W') o.log.warn(msg, fields);
@@ -77,6 +80,7 @@ export function joinCluster(o: JoinOptions): ClusterMembership {
       systemReserved: config.systemReserved ?? {},
       evictionHard: config.evictionHard ?? {},
       syncLoopHealthy: o.syncLoopHealthy,
+      pressure: o.nodePressure,
     }),
     statusUpdateFrequencyMs: parseDuration(config.nodeStatusUpdateFrequency || '10s'),
     statusReportFrequencyMs: parseDuration(config.nodeStatusReportFrequency || '5m'),
@@ -92,6 +96,7 @@ export function joinCluster(o: JoinOptions): ClusterMembership {
       staticPods: (pods) => agent.reportStaticPods(pods as never),
       events: (pod, type, reason, message, fieldPath) =>
         recorder.event({ kind: 'Pod', apiVersion: 'v1', namespace: pod.metadata.namespace, name: pod.metadata.name ?? '', uid: pod.metadata.uid, ...(fieldPath ? { fieldPath } : {}) }, type, reason, message),
+      nodeEvent: (type, reason, message) => recorder.event({ kind: 'Node', name: o.nodeName, uid: o.nodeName }, type, reason, message),
     },
     start() {
       agent.start().catch((e: Error) => log('Node agent failed to start', { err: e.message }, 'E'));

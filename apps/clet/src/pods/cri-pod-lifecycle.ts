@@ -19,6 +19,8 @@ export interface CriPodLifecycleOptions {
   runtimeName: string;
   /** Admission beyond the pod count (see admitAll); none admits every pod. */
   admit?: (pod: Pod) => AdmissionRefusal | null;
+  /** The pod cgroups (--cgroups-per-qos): made before a pod's sandbox runs, removed once the pod is gone. */
+  cgroups?: { ensure(pod: Pod): void; remove(uid: string): Promise<void> };
 }
 
 /** One admission check from several, asked in order: the first refusal wins. */
@@ -44,6 +46,7 @@ export class CriPodLifecycle implements PodLifecycle<Pod, PodStatus> {
 
   async sync(pod: Pod): Promise<PodSyncResult<PodStatus>> {
     const ss = this.syncState(pod);
+    this.o.cgroups?.ensure(pod);
     const st = await this.o.runtime.sync(pod, ss);
     const status = this.statusOf(pod, st, ss);
     // What the sync decided on, not what it left: whatever changed since (a container that exited while the sync
@@ -58,9 +61,11 @@ export class CriPodLifecycle implements PodLifecycle<Pod, PodStatus> {
     if (!pod) {
       this.states.delete(uid);
       await runtime.kill(null, await runtime.state(uid, false));
+      await this.o.cgroups?.remove(uid);
       return undefined;
     }
     await runtime.kill(pod, await runtime.state(uid, false));
+    await this.o.cgroups?.remove(uid);
     return this.statusOf(pod, await runtime.state(uid, false), this.syncState(pod));
   }
 

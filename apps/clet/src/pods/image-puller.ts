@@ -1,7 +1,7 @@
 // Image pulls by imagePullPolicy, serialised or parallel (serializeImagePulls), rate limited by
 // registryPullQPS / registryBurst, with the image back-off and upstream's waiting reasons.
 import { containerFieldPath, noPodEvents, type PodEventFn } from './pod-events';
-import type { CriClient, PodSandboxConfig } from '@cl/cri';
+import type { AuthConfig, CriClient, PodSandboxConfig } from '@cl/cri';
 import { formatDuration } from '@cl/flags';
 import type { Container, Pod } from './api-types';
 import { Backoff } from './backoff';
@@ -58,7 +58,11 @@ class TokenBucket {
   }
 }
 
-export interface ImagePullerOptions { serialize: boolean; qps: number; burst: number }
+export interface ImagePullerOptions {
+  serialize: boolean; qps: number; burst: number;
+  /** The credential provider plugins' credentials for an image (--image-credential-provider-config). */
+  credentials?: { lookup(image: string): Promise<AuthConfig[]> };
+}
 
 export class ImagePuller {
   private readonly backoff = new Backoff();
@@ -92,7 +96,20 @@ export class ImagePuller {
     await this.limiter.take();
     this.events(pod, 'Normal', 'Pulling', `Pulling image "${c.image}"`, ref);
     const began = Date.now();
-    const pull = async () => this.cri.pullImage({ image }, undefined, sandbox);
+    const pull = async () => {
+      const creds = this.opts.credentials ? await this.opts.credentials.lookup(image) : [];
+      if (creds.length === 0) return this.cri.pullImage({ image }, undefined, sandbox);
+      // As upstream: each credential in turn until one pull succeeds; the errors of all when none does.
+      const errs: string[] = [];
+      for (const auth of creds) {
+        try {
+          return await this.cri.pullImage({ image }, auth, sandbox);
+        } catch (e) {
+          errs.push((e as Error).message);
+        }
+      }
+      throw new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);
+    };
     try {
       let imageRef: string;
       if (this.opts.serialize) {

@@ -4,6 +4,8 @@ import type { LogFn } from '../log';
 import type { Registry } from 'prom-client';
 import type { Pod, PodStatus } from './api-types';
 import type { PodEventFn } from './pod-events';
+import type { PodCgroupContext } from './runtime-spec';
+import type { ImagePullerOptions } from './image-puller';
 
 /**
  * API-server mode: what the pod manager tells the node library. Pods bound to this node arrive through
@@ -16,6 +18,8 @@ export interface PodReports {
   /** The static pods (file and http sources) now, the whole set. */
   staticPods(pods: Pod[]): void;
   events: PodEventFn;
+  /** An event about the node itself (the eviction manager's EvictionThresholdMet). */
+  nodeEvent?(type: 'Normal' | 'Warning', reason: string, message: string): void;
 }
 
 /**
@@ -38,7 +42,7 @@ export interface PodReports {
  * - `nodeIP` (`--node-ip`): host IP in pod status and the pod IP of host-network pods; default the first
  *   non-loopback IPv4 address.
  * Tuning knobs for tests (upstream constants when absent): relistPeriodMs (1s), housekeepingPeriodMs (2s),
- * containerGCPeriodMs (1m), imageGCPeriodMs (5m), and `now` (the sync loop's clock: its health check, retry
+ * containerGCPeriodMs (1m), imageGCPeriodMs (5m), evictionMonitoringPeriodMs (10s), and `now` (the sync loop's clock: its health check, retry
  * times and config.seen).
  *
  * With `config.runOnce`, start() runs the pods once and resolves when they run (the caller then
@@ -61,9 +65,17 @@ export interface PodManagerOptions {
   housekeepingPeriodMs?: number;
   containerGCPeriodMs?: number;
   imageGCPeriodMs?: number;
+  /** How often the eviction manager observes the signals (upstream's 10 s housekeeping when absent). */
+  evictionMonitoringPeriodMs?: number;
+  /** Called once per eviction with the signal it reclaimed for (the clet_evictions metric). */
+  evictionCount?: (signal: string) => void;
   now?: () => number;
   /** Set in API-server mode: the API source is expected (housekeeping waits for its first set) and reports go here. */
   reports?: PodReports;
+  /** The pod cgroups (../cgroups PodCgroups): each sandbox's cgroup_parent, container CFS quota, pod cgroup life. */
+  cgroups?: PodCgroupContext & { ensure(pod: Pod): void; remove(uid: string): Promise<void> };
+  /** Credentials from the image credential provider plugins, tried in order for each pull. */
+  imageCredentials?: ImagePullerOptions['credentials'];
 }
 
 export interface PodManager {
@@ -77,6 +89,8 @@ export interface PodManager {
   pods(): object[];
   /** The `syncloop` health check: an error once the loop has not run for max(2*syncFrequency, 5m). */
   syncLoopHealthy(): Error | null;
+  /** The node-pressure conditions the eviction manager reports (the node status' MemoryPressure, DiskPressure, PIDPressure). */
+  nodePressure(): { memoryPressure: boolean; diskPressure: boolean; pidPressure: boolean };
 }
 
 export function createPodManager(opts: PodManagerOptions): PodManager {

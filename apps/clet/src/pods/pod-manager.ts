@@ -1,6 +1,7 @@
 // The node agent's pods, wired: the static pod sources and the API server feed the node library's sync loop, whose
 // runtime is containerd through CRI (CriPodLifecycle). Around the loop, the chores only a container runtime has:
 // container GC, image GC and log rotation, each on its own period; and --runonce, which syncs each pod itself.
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CriClient } from '@cl/cri';
@@ -13,9 +14,10 @@ import { CriPodLifecycle, admitAll } from './cri-pod-lifecycle';
 import { collectContainers, collectImages, rotateContainerLogs } from './gc';
 import { ImagePuller } from './image-puller';
 import { logLine, type LogFn } from './log';
-import { PodRuntime, gracePeriodSeconds } from './pod-runtime';
+import { PodRuntime, gracePeriodOverrides, gracePeriodSeconds } from './pod-runtime';
 import { parseQuantity } from './quantity';
-import { RuntimeSpecContext, podFullName } from './runtime-spec';
+import { RuntimeSpecContext, podDir, podFullName } from './runtime-spec';
+import { DEFAULT_MONITORING_PERIOD_MS, EVICTED_REASON, EvictionManager, HARD_EVICTION_GRACE_SECONDS, hostMeasurements, parseThresholds, podUsages, type EvictionRequest, type NodePressure } from '../eviction';
 import { ProbeManager } from './probe-manager';
 import { appArmorAdmission, hostHasAppArmor, sysctlAdmission, type AdmissionRejection } from './security-context';
 import { FileSource, HttpSource, PodSource } from './sources';
@@ -50,6 +52,10 @@ export class CriPodManager implements PodManager {
   private probes: ProbeManager | undefined;
   private lifecycle: CriPodLifecycle | undefined;
   private firstUpdate: (() => void) | undefined;
+  private readonly eviction: EvictionManager;
+  /** Pods the eviction manager evicted, by uid: never synced again; `final` once their containers are stopped. */
+  private readonly evicted = new Map<string, { req: EvictionRequest; final?: PodStatus }>();
+  private imageFsMount: string | undefined;
 
   constructor(private readonly opts: PodManagerOptions) {
     const c = opts.config;
@@ -65,9 +71,12 @@ export class CriPodManager implements PodManager {
       clusterDomain: c.clusterDomain ?? '',
       nodeIP: this.nodeIP,
       security: { seccompDefault: c.seccompDefault ?? false, seccompProfileRoot: path.join(opts.rootDir ?? '/var/lib/clet', 'seccomp') },
+      ...(opts.cgroups ? { cgroups: opts.cgroups } : {}),
     };
+    this.eviction = this.evictionManager();
     // Admission beyond the pod count, in upstream's order; an allowlist entry that is not namespaced stops the agent.
-    this.admit = admitAll([sysctlAdmission(c.allowedUnsafeSysctls ?? []), appArmorAdmission(hostHasAppArmor())]);
+    // A pod evicted before (its API status says so) is never run again, so pressure has nothing to refuse.
+    this.admit = admitAll([(pod) => (wasEvicted(pod) ? null : this.eviction.admit(pod)), sysctlAdmission(c.allowedUnsafeSysctls ?? []), appArmorAdmission(hostHasAppArmor())]);
     const sources: PodSourceName[] = [];
     if (c.staticPodPath) sources.push('file');
     if (c.staticPodURL) sources.push('http');
@@ -77,8 +86,14 @@ export class CriPodManager implements PodManager {
     // The loop exists from the start, so pods(), setApiPods and the health check answer before the CRI is
     // connected; it calls its runtime only once start() connected it and started the loop.
     const lifecycle: PodLifecycle<Pod, PodStatus> = {
-      sync: (pod) => this.connected().sync(pod),
-      kill: (uid, pod) => this.connected().kill(uid, pod),
+      sync: (pod) => (this.evictedBefore(pod) ? this.syncEvicted(pod) : this.connected().sync(pod)),
+      kill: async (uid, pod) => {
+        const after = await this.connected().kill(uid, pod);
+        // An evicted pod keeps its Failed/Evicted status when the API server deletes it; one no source wants is forgotten.
+        const final = pod ? this.evicted.get(uid)?.final : undefined;
+        if (!pod) this.evicted.delete(uid);
+        return final ?? after;
+      },
       relist: () => this.connected().relist(),
       admit: this.admit,
     };
@@ -106,7 +121,7 @@ export class CriPodManager implements PodManager {
     const cri = this.cri;
     const runtimeName = (await cri.version()).runtimeName || 'containerd';
     const events = this.opts.reports?.events;
-    const puller = new ImagePuller(cri, { serialize: c.serializeImagePulls ?? true, qps: c.registryPullQPS ?? 5, burst: c.registryBurst ?? 10 }, this.log, events);
+    const puller = new ImagePuller(cri, { serialize: c.serializeImagePulls ?? true, qps: c.registryPullQPS ?? 5, burst: c.registryBurst ?? 10, credentials: this.opts.imageCredentials }, this.log, events);
     this.runtime = new PodRuntime(cri, puller, this.ctx, this.log, events);
     this.probes = new ProbeManager(cri, this.opts.probeMetrics ?? new Registry(), {
       unhealthy: (pod, container, id, type, grace, message) => {
@@ -116,7 +131,7 @@ export class CriPodManager implements PodManager {
       },
       changed: (uid) => this.loop.requestSync(uid),
     }, this.log);
-    this.lifecycle = new CriPodLifecycle({ cri, runtime: this.runtime, probes: this.probes, nodeIP: this.nodeIP, runtimeName, admit: this.admit });
+    this.lifecycle = new CriPodLifecycle({ cri, runtime: this.runtime, probes: this.probes, nodeIP: this.nodeIP, runtimeName, admit: this.admit, cgroups: this.opts.cgroups });
 
     const firstUpdate = new Promise<void>((resolve) => { this.firstUpdate = resolve; });
     const onSet = (source: 'file' | 'http', pods: Pod[]) => this.setSourcePods(source, pods);
@@ -135,6 +150,10 @@ export class CriPodManager implements PodManager {
     this.chores.every(this.opts.containerGCPeriodMs ?? 60_000, () => this.containerGC());
     this.chores.every(this.opts.imageGCPeriodMs ?? 300_000, () => this.imageGC());
     this.chores.every(ms(c.containerLogMonitorInterval, 10_000), () => this.rotateLogs());
+    this.imageFsMount = (await cri.imageFsInfo().catch(() => null))?.imageFilesystems[0]?.fsId?.mountpoint || undefined;
+    this.chores.every(this.opts.evictionMonitoringPeriodMs ?? DEFAULT_MONITORING_PERIOD_MS, async () => {
+      await this.eviction.synchronize();
+    });
   }
 
   async stop(): Promise<void> {
@@ -151,6 +170,10 @@ export class CriPodManager implements PodManager {
 
   syncLoopHealthy(): Error | null {
     return this.loop.syncLoopHealthy();
+  }
+
+  nodePressure(): NodePressure {
+    return this.eviction.pressure();
   }
 
   setApiPods(pods: Pod[]): void {
@@ -199,6 +222,99 @@ export class CriPodManager implements PodManager {
     await rotateContainerLogs(this.cri!, maxBytes, Math.max(2, this.config.containerLogMaxFiles ?? 5), this.log);
   }
 
+  // ---- node-pressure eviction ----
+
+  private evictionManager(): EvictionManager {
+    const c = this.config;
+    const ctx = this.ctx;
+    return new EvictionManager({
+      thresholds: parseThresholds({
+        evictionHard: c.evictionHard ?? {},
+        evictionSoft: c.evictionSoft ?? {},
+        evictionSoftGracePeriod: c.evictionSoftGracePeriod ?? {},
+        evictionMinimumReclaim: c.evictionMinimumReclaim ?? {},
+      }),
+      pressureTransitionPeriodMs: ms(c.evictionPressureTransitionPeriod, 5 * 60_000),
+      maxPodGracePeriodSeconds: c.evictionMaxPodGracePeriod ?? 0,
+      localStorageCapacityIsolation: c.localStorageCapacityIsolation ?? true,
+      measure: () => hostMeasurements(ctx.rootDir, this.imageFsMount, Date.now()),
+      activePods: () => {
+        const finished = new Set(this.loop.pods().filter((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed').map((p) => p.metadata.uid));
+        return this.loop.admittedPods().filter((p) => !this.evicted.has(p.metadata.uid!) && !finished.has(p.metadata.uid) && !p.metadata.deletionTimestamp);
+      },
+      usage: (pods) => podUsages(this.cri!, pods, { rootDir: ctx.rootDir, podLogsDir: ctx.podLogsDir }),
+      // Disk signals free dead containers and unused images first (upstream's DeleteAllUnusedContainers and
+      // DeleteUnusedImages); memory and pids have nothing the node can free.
+      reclaim: (signal) => (signal.startsWith('memory') || signal.startsWith('allocatable') || signal === 'pid.available' ? [] : [
+        () => this.containerGC(),
+        () => collectImages(this.cri!, {
+          highThresholdPercent: 0,
+          lowThresholdPercent: 0,
+          minAgeMs: ms(c.imageMinimumGCAge, 120_000),
+          pinnedImages: this.opts.podInfraContainerImage ? [this.opts.podInfraContainerImage] : [],
+        }, this.imageFirstSeen, this.log),
+      ]),
+      evict: (req) => this.evict(req),
+      cleanedUp: (pod) => this.evicted.get(pod.metadata.uid!)?.final !== undefined,
+      log: (msg, fields) => this.log(logLine(msg, fields ?? {})),
+      nodeEvent: (type, reason, message) => this.opts.reports?.nodeEvent?.(type, reason, message),
+    });
+  }
+
+  /**
+   * Whether the pod was evicted: by this agent, or before it started (an API pod whose status is Failed/Evicted, as
+   * upstream never restarts a pod in a terminal phase); the latter is remembered as evicted from now on.
+   */
+  private evictedBefore(pod: Pod): boolean {
+    const uid = pod.metadata.uid!;
+    if (this.evicted.has(uid)) return true;
+    if (!wasEvicted(pod)) return false;
+    const disruptionCondition = pod.status!.conditions?.some((x) => x.type === 'DisruptionTarget') ?? false;
+    this.log(logLine('Pod was evicted before, not running it', { pod: podFullName(pod), podUID: uid }));
+    this.evicted.set(uid, { req: { pod, gracePeriodSeconds: HARD_EVICTION_GRACE_SECONDS, message: pod.status!.message ?? '', signal: '', disruptionCondition } });
+    return true;
+  }
+
+  /** Marks the pod evicted and has its worker stop it: one sync at a time per pod, as every other change. */
+  private evict(req: EvictionRequest): void {
+    const pod = req.pod;
+    const uid = pod.metadata.uid!;
+    this.evicted.set(uid, { req });
+    this.opts.evictionCount?.(req.signal);
+    this.opts.reports?.events(pod, 'Warning', EVICTED_REASON, req.message);
+    this.log(logLine('Evicting pod', { pod: podFullName(pod), podUID: uid, message: req.message }));
+    this.loop.requestSync(uid);
+  }
+
+  /**
+   * An evicted pod's sync: the first stops its containers with the eviction's grace period and tears down its
+   * emptyDir volumes (what a terminated pod's volumes go through upstream); every sync reports it Failed with
+   * reason Evicted (node pressure adds a DisruptionTarget condition), and nothing restarts it whatever its restart policy.
+   */
+  private async syncEvicted(pod: Pod): Promise<{ status: PodStatus; retryAt: number; fingerprint: string }> {
+    const uid = pod.metadata.uid!;
+    const lifecycle = this.connected();
+    const ev = this.evicted.get(uid)!;
+    if (!ev.final) {
+      const killing = { ...pod };
+      gracePeriodOverrides.set(killing, ev.req.gracePeriodSeconds);
+      const after = (await lifecycle.kill(uid, killing)) ?? ({} as Partial<PodStatus>);
+      fs.rmSync(path.join(podDir(this.ctx, uid), 'volumes', 'kubernetes.io~empty-dir'), { recursive: true, force: true });
+      const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const conditions = [...(after.conditions ?? [])];
+      // Node pressure marks the pod a disruption target; a local storage limit does not (upstream 1.33).
+      if (ev.req.disruptionCondition) {
+        // Evicted before a restart: the condition as it was, so the status does not change.
+        const before = pod.status?.conditions?.find((x) => x.type === 'DisruptionTarget');
+        conditions.push(before ?? { type: 'DisruptionTarget', status: 'True', lastProbeTime: null, lastTransitionTime: now, reason: 'TerminationByKubelet', message: ev.req.message });
+      }
+      ev.final = { ...after, phase: 'Failed', reason: EVICTED_REASON, message: ev.req.message, conditions };
+      this.log(logLine('Eviction manager: pod is evicted successfully', { pod: podFullName(pod) }));
+    }
+    const { fingerprints } = await lifecycle.relist();
+    return { status: ev.final, retryAt: 0, fingerprint: fingerprints.get(uid) ?? '' };
+  }
+
   // ---- --runonce ----
 
   private async runOnce(firstUpdate: Promise<void>): Promise<void> {
@@ -215,6 +331,11 @@ export class CriPodManager implements PodManager {
     this.cri?.close();
     if (failures.length) throw new Error(`runonce failed: error running pods: [${failures.join(', ')}]`);
   }
+}
+
+/** An API pod the status of which says it was evicted (by this agent before a restart, or another). */
+function wasEvicted(pod: Pod): boolean {
+  return pod.status?.phase === 'Failed' && pod.status.reason === EVICTED_REASON;
 }
 
 /** The loop's log lines as the agent's structured entries (an error's `err` becomes the entry's error). */

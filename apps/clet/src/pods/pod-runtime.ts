@@ -62,7 +62,12 @@ export function newSyncState(): PodSyncState {
 const MIN_GRACE_SECONDS = 2;
 const POST_START_BUDGET_SECONDS = 120;
 
+/** A grace period that replaces the pod's for one kill (an eviction's), keyed by the pod object handed to the kill. */
+export const gracePeriodOverrides = new WeakMap<Pod, number>();
+
 export function gracePeriodSeconds(pod: Pod): number {
+  const override = gracePeriodOverrides.get(pod);
+  if (override !== undefined) return override;
   const g = pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
   return Math.max(MIN_GRACE_SECONDS, g);
 }

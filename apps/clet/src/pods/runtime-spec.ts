@@ -7,6 +7,7 @@ import type { ContainerConfig, DNSConfig, Mount, PodSandboxConfig, PortMapping }
 import type { Container, Pod } from './api-types';
 import { canonicalJson } from './decode';
 import { linuxResources, parseQuantity } from './quantity';
+import { milliCpuToQuota } from '../cgroups/resources';
 import { appArmorOf, containerSecurity, sandboxSecurity, sandboxSysctls, type SecurityOptions } from './security-context';
 
 export const LABEL_POD_NAME = 'io.kubernetes.pod.name';
@@ -32,6 +33,17 @@ export interface RuntimeSpecContext {
   nodeIP: string;
   /** --seccomp-default and the Localhost profile root (<root-dir>/seccomp). */
   security: SecurityOptions;
+  /** Set by the agent that manages cgroups: each pod's cgroup_parent and the CFS settings of container CPU limits. */
+  cgroups?: PodCgroupContext;
+}
+
+export interface PodCgroupContext {
+  /** The sandbox's cgroup_parent ("/kubepods/burstable/pod<uid>"), '' for the runtime's default. */
+  parentOf(pod: Pod): string;
+  /** --cpu-cfs-quota: false sends no CPU quota. */
+  cpuCFSQuota: boolean;
+  /** --cpu-cfs-quota-period in microseconds. */
+  cpuPeriodUs: number;
 }
 
 export function podFullName(pod: Pod): string {
@@ -134,6 +146,7 @@ export function sandboxConfig(ctx: RuntimeSpecContext, pod: Pod, attempt: number
     labels: { ...(m.labels ?? {}), [LABEL_POD_NAME]: m.name!, [LABEL_POD_NAMESPACE]: m.namespace!, [LABEL_POD_UID]: m.uid! },
     annotations: { ...(m.annotations ?? {}) },
     linux: {
+      ...(ctx.cgroups ? { cgroupParent: ctx.cgroups.parentOf(pod) } : {}),
       securityContext: {
         namespaceOptions: {
           network: pod.spec.hostNetwork ? 'NODE' : 'POD',
@@ -250,6 +263,7 @@ export function containerConfig(ctx: RuntimeSpecContext, pod: Pod, c: Container,
     mounts.push({ containerPath: tmp, hostPath: file });
   }
   const res = linuxResources(c.resources?.limits, c.resources?.requests);
+  if (ctx.cgroups) cfsQuota(res, c.resources?.limits?.cpu, ctx.cgroups);
   const memReq = c.resources?.requests?.memory ?? c.resources?.limits?.memory;
   const apparmor = appArmorOf(pod, c);
   const logPath = `${c.name}/${restartCount}.log`;
@@ -293,6 +307,15 @@ export function containerConfig(ctx: RuntimeSpecContext, pod: Pod, c: Container,
   };
 }
 
+/** Upstream calculateLinuxResources: the quota follows --cpu-cfs-quota-period, and --cpu-cfs-quota=false drops it. */
+function cfsQuota(res: ReturnType<typeof linuxResources>, cpuLimit: string | number | undefined, o: PodCgroupContext): void {
+  delete res.cpuQuota;
+  delete res.cpuPeriod;
+  if (!o.cpuCFSQuota || cpuLimit === undefined) return;
+  res.cpuPeriod = o.cpuPeriodUs;
+  res.cpuQuota = milliCpuToQuota(Math.round(parseQuantity(cpuLimit) * 1000), o.cpuPeriodUs);
+}
+
 /** QoS class from requests and limits (upstream qos.GetPodQOS, CPU and memory only). */
 export function qosClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
   let any = false;
@@ -310,11 +333,20 @@ export function qosClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
+const GUARANTEED_OOM_SCORE_ADJ = -997;
+
+/** Upstream IsNodeCriticalPod: a critical pod (static, or priority >= 2e9) of class system-node-critical. */
+function nodeCritical(pod: Pod): boolean {
+  if (pod.spec.priorityClassName !== 'system-node-critical') return false;
+  const source = pod.metadata.annotations?.['kubernetes.io/config.source'];
+  return (source !== undefined && source !== 'api') || Number(pod.spec.priority ?? 0) >= 2_000_000_000;
+}
+
 function oomScoreAdj(pod: Pod, memRequest: string | number | undefined): number {
   const q = qosClass(pod);
-  if (q === 'Guaranteed') return -997;
+  if (q === 'Guaranteed' || nodeCritical(pod)) return GUARANTEED_OOM_SCORE_ADJ;
   if (q === 'BestEffort') return 1000;
-  // Burstable: 1000 - 1000*request/capacity, clamped to [2, 999] (node memory from /proc/meminfo).
+  // Burstable: 1000 - 1000*request/capacity, clamped to [1000-997, 999] (node memory from /proc/meminfo).
   let capacity = 0;
   try {
     const mt = /MemTotal:\s+(\d+) kB/.exec(fs.readFileSync('/proc/meminfo', 'utf8'));
@@ -322,5 +354,5 @@ function oomScoreAdj(pod: Pod, memRequest: string | number | undefined): number 
   } catch { /* unknown capacity */ }
   const req = memRequest !== undefined ? parseQuantity(memRequest) : 0;
   const adj = capacity > 0 ? 1000 - Math.floor((1000 * req) / capacity) : 999;
-  return Math.min(999, Math.max(2, adj));
+  return Math.min(999, Math.max(1000 + GUARANTEED_OOM_SCORE_ADJ, adj));
 }

@@ -1,4 +1,6 @@
 // Start-up checks that refuse to run on an unsuitable host, with upstream's messages.
+import { existsSync } from 'node:fs';
+import type { CletConfiguration } from '../config/types';
 import { readSysctl, swapLines } from './host';
 import { logLine, type LogFn } from '../log';
 
@@ -41,6 +43,38 @@ export function checkKernelDefaults(protect: boolean, log: LogFn): string[] {
     if (got === null || Number(got) === want) continue;
     if (protect) errs.push(`invalid kernel flag: ${name}, expected value: ${want}, actual value: ${got}`);
     else log(logLine('Kernel tunable differs from the expected value, not changing it', { flag: name, expected: want, actual: got }));
+  }
+  return errs;
+}
+
+/** Where a running systemd leaves its mark (sd_booted); CLET_TEST_RUN_SYSTEMD stands in for it in tests. */
+const systemdMark = () => process.env.CLET_TEST_RUN_SYSTEMD ?? '/run/systemd/system';
+
+/**
+ * Settings this agent accepts as valid but cannot honour on this host: refused at start, every one at once,
+ * rather than accepted and ignored.
+ */
+export function checkResourceManagers(kc: CletConfiguration, cgroupV1: boolean): string[] {
+  const errs: string[] = [];
+  if (kc.cpuManagerPolicy === 'static') {
+    errs.push('cpu manager policy "static" is not supported by this agent: it does not assign exclusive CPUs to containers; use --cpu-manager-policy=none');
+  }
+  if (kc.memoryManagerPolicy === 'Static') {
+    errs.push('memory manager policy "Static" is not supported by this agent: it does not pin containers to NUMA nodes; use --memory-manager-policy=None');
+  }
+  if (kc.topologyManagerPolicy !== 'none') {
+    errs.push(`topology manager policy ${JSON.stringify(kc.topologyManagerPolicy)} is not supported by this agent: it aligns no resources to NUMA nodes; use --topology-manager-policy=none`);
+  }
+  if (kc.cgroupDriver === 'systemd') {
+    errs.push(existsSync(systemdMark())
+      ? 'cgroup driver "systemd" is not supported by this agent; use --cgroup-driver=cgroupfs'
+      : 'cgroup driver "systemd" needs a running systemd, and none runs on this host (no /run/systemd/system); use --cgroup-driver=cgroupfs');
+  }
+  const swap = kc.memorySwap.swapBehavior ?? '';
+  if (swap === 'LimitedSwap') {
+    errs.push(cgroupV1
+      ? 'swap feature is enabled and LimitedSwap but it is only supported with cgroupv2'
+      : 'memorySwap.swapBehavior "LimitedSwap" is not supported by this agent (it sets no swap limits); use NoSwap');
   }
   return errs;
 }
