@@ -154,13 +154,9 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
   applyOwnOomScoreAdj(config.oomScoreAdj, logLine);
   setMaxOpenFiles(config.maxOpenFiles, logLine);
   if (config.makeIPTablesUtilChains) {
-    // Off the start path, as upstream runs it beside the rest: a dozen iptables calls would hold the servers back.
-    let stopMonitor: (() => void) | undefined;
-    const deferred = setTimeout(() => (stopMonitor = initNetworkUtil(logLine)), 0);
-    stops.push(() => {
-      clearTimeout(deferred);
-      stopMonitor?.();
-    });
+    // In the background (asynchronous iptables calls), as upstream runs it beside the rest of the start.
+    const networkUtil = initNetworkUtil(logLine);
+    stops.push(() => networkUtil.stop());
   }
   if (config.kubeletCgroups !== '') {
     const dirs = moveSelfToCgroup(CgroupFs.host(), config.kubeletCgroups);

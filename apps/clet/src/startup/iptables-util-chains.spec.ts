@@ -33,10 +33,17 @@ function fakeIptables(missing: string[] = []) {
 
 const MARTIAN = '-m comment --comment block incoming localnet connections --dst 127.0.0.0/8 ! --src 127.0.0.0/8 -m conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP';
 
-test('the hint, firewall and canary chains are made once, for each family present', () => {
+/** Sets up and waits until done, then stops the monitor. */
+async function setUp(log: (e: unknown) => void, run: ReturnType<typeof fakeIptables>['run']) {
+  const u = initNetworkUtil(log, run);
+  await u.ready;
+  u.stop();
+}
+
+test('the hint, firewall and canary chains are made once, for each family present', async () => {
   const ipt = fakeIptables();
   const logs: unknown[] = [];
-  initNetworkUtil((e) => logs.push(e), ipt.run)();
+  await setUp((e) => logs.push(e), ipt.run);
   expect(ipt.chains('iptables', 'mangle').has('KUBE-IPTABLES-HINT')).toBe(true);
   expect(ipt.chains('ip6tables', 'mangle').has('KUBE-IPTABLES-HINT')).toBe(true);
   expect(ipt.chains('iptables', 'filter').get('INPUT')).toEqual(['-j KUBE-FIREWALL']);
@@ -49,21 +56,22 @@ test('the hint, firewall and canary chains are made once, for each family presen
 
   // a second start changes nothing
   const before = ipt.calls.length;
-  initNetworkUtil(() => undefined, ipt.run)();
+  await setUp(() => undefined, ipt.run);
   expect(ipt.calls.slice(before).filter((c) => !c.includes(' -C '))).toEqual([]);
 });
 
-test('without iptables nothing is made, and that is logged', () => {
+test('without iptables nothing is made, and that is logged', async () => {
   const ipt = fakeIptables(['iptables', 'ip6tables']);
   const logs: unknown[] = [];
-  initNetworkUtil((e) => logs.push(e), ipt.run)();
+  await setUp((e) => logs.push(e), ipt.run);
   expect(ipt.calls).toEqual([]);
   expect(logs).toEqual([expect.objectContaining({ msg: 'No iptables support on this system; not creating the KUBE-IPTABLES-HINT chain' })]);
 });
 
 test('the monitor re-creates everything when the canary is flushed away', async () => {
   const ipt = fakeIptables(['ip6tables']);
-  const stop = initNetworkUtil(() => undefined, ipt.run, 20);
+  const u = initNetworkUtil(() => undefined, ipt.run, 20);
+  await u.ready;
   try {
     ipt.chains('iptables', 'nat').delete(CANARY);
     ipt.chains('iptables', 'filter').delete('KUBE-FIREWALL');
@@ -73,6 +81,6 @@ test('the monitor re-creates everything when the canary is flushed away', async 
     expect(ipt.chains('iptables', 'filter').get('INPUT')).toEqual(['-j KUBE-FIREWALL']);
     expect(ipt.chains('iptables', 'filter').get('KUBE-FIREWALL')).toEqual([MARTIAN]);
   } finally {
-    stop();
+    u.stop();
   }
 });
