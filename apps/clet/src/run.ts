@@ -199,7 +199,7 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     nodeIP,
     evictionCount: (signal) => evictions.inc({ eviction_signal: signal }),
     ...(credentials.providers ? { imageCredentials: credentials.providers } : {}),
-    ...(cluster ? { reports: cluster.reports } : {}),
+    ...(cluster ? { reports: cluster.reports, pullSecrets: cluster.secrets } : {}),
   });
   await podManager.start();
   stops.push(() => podManager.stop());

@@ -3,16 +3,15 @@
 // configuration is refused at start together with the other start-up refusals; --clet-cgroups moves the
 // agent into its cgroup.
 //
-// The "registry" is a loopback HTTP server that asks for Basic auth and records what it gets, then answers
-// 404: enough to see the credentials arrive (a registry that serves images is out of scope), so the pull
+// The "registry" (./auth-registry) is a loopback HTTP server that asks for Basic auth and records what it
+// gets, then answers 404: enough to see the credentials arrive (a registry that serves images is out of scope), so the pull
 // itself fails and the pod shows ErrImagePull / ImagePullBackOff.
 import { waitFor as poll } from '@cl/testing';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { CgroupFs } from '../src/cgroups';
+import { startAuthRegistry, type AuthRegistry } from './auth-registry';
 import { CletProcess, freePort, get, runClet, startClet } from './clet-harness';
 // tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -23,10 +22,10 @@ jest.setTimeout(120_000);
 let ctd: PrivateContainerd;
 let pause: string;
 let tmp: string;
-let registry: http.Server;
+let registry: AuthRegistry;
 let registryPort: number;
 /** The Authorization headers the registry saw, by request path. */
-const seen: Array<{ path: string; authorization?: string }> = [];
+let seen: AuthRegistry['seen'];
 let proc: CletProcess | undefined;
 
 beforeAll(async () => {
@@ -35,24 +34,15 @@ beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-credprov-e2e-'));
   fs.mkdirSync(path.join(tmp, 'manifests'));
   fs.mkdirSync(path.join(tmp, 'bin'));
-  registry = http.createServer((req, res) => {
-    seen.push({ path: req.url ?? '', authorization: req.headers.authorization });
-    if (!req.headers.authorization) {
-      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="cl-test"', 'Docker-Distribution-API-Version': 'registry/2.0' });
-      res.end();
-      return;
-    }
-    res.writeHead(404, { 'Content-Type': 'application/json', 'Docker-Distribution-API-Version': 'registry/2.0' });
-    res.end('{"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown"}]}');
-  });
-  await new Promise<void>((r) => registry.listen(0, '127.0.0.1', r));
-  registryPort = (registry.address() as AddressInfo).port;
+  registry = await startAuthRegistry();
+  registryPort = registry.port;
+  seen = registry.seen;
 });
 
 afterAll(async () => {
   await proc?.stop();
   await ctd?.stop();
-  await new Promise((r) => registry?.close(r));
+  await registry?.close();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -3,3 +3,4 @@ export { CredentialProviders, credentialProvidersAtStart, credentialProvidersFro
 export { loadCredentialProviderPlugins, validateProviders, type CredentialProvider } from './config';
 export { PluginProvider, cacheKeyFor, cacheLookupKeys, type RegistryAuth } from './plugin';
 export { urlsMatch, parseSchemelessURL, repositoryOf, registryOf } from './match-images';
+export { decodeRegistryEntry, pullCredentials, registryAuthFromSecret, DOCKER_CONFIG_JSON_TYPE, DOCKERCFG_TYPE, type PullSecret } from './pull-secrets';

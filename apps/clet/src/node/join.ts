@@ -9,7 +9,7 @@ import { NodeAgent } from '@cl/node';
 import { parseDuration } from '@cl/flags';
 import type { CletConfiguration, CletFlags } from '../config/types';
 import type { Logger } from '../log';
-import type { PodReports } from '../pods';
+import type { PodReports, SecretGetter } from '../pods';
 import type { Pod } from '../pods/api-types';
 import type { ClientConfig as ApiServerConnection } from '@cl/kube-client';
 import { nodeFactsSource } from './facts';
@@ -32,6 +32,8 @@ export interface JoinOptions {
 export interface ClusterMembership {
   /** What the pod manager reports to (statuses, terminations, static pods, events). */
   reports: PodReports;
+  /** Reads a secret of the pod's namespace for its imagePullSecrets, with the node's client. */
+  secrets: SecretGetter;
   start(): void;
   stop(): Promise<void>;
 }
@@ -98,6 +100,7 @@ export function joinCluster(o: JoinOptions): ClusterMembership {
         recorder.event({ kind: 'Pod', apiVersion: 'v1', namespace: pod.metadata.namespace, name: pod.metadata.name ?? '', uid: pod.metadata.uid, ...(fieldPath ? { fieldPath } : {}) }, type, reason, message),
       nodeEvent: (type, reason, message) => recorder.event({ kind: 'Node', name: o.nodeName, uid: o.nodeName }, type, reason, message),
     },
+    secrets: (namespace, name) => client.get(`/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`),
     start() {
       agent.start().catch((e: Error) => log('Node agent failed to start', { err: e.message }, 'E'));
     },

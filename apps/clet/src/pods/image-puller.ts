@@ -6,6 +6,8 @@ import { formatDuration } from '@cl/flags';
 import type { Container, Pod } from './api-types';
 import { Backoff } from './backoff';
 import { logLine, type LogFn } from './log';
+import { pullCredentials } from '../credential-provider';
+import { podPullSecrets, type SecretGetter } from './pull-secrets';
 
 /**
  * A failed image step: `reason` becomes the container's waiting reason; `retryAt` (ms since epoch, 0
@@ -62,6 +64,8 @@ export interface ImagePullerOptions {
   serialize: boolean; qps: number; burst: number;
   /** The credential provider plugins' credentials for an image (--image-credential-provider-config). */
   credentials?: { lookup(image: string): Promise<AuthConfig[]> };
+  /** Reads a pod's imagePullSecrets (API-server mode); their credentials are tried before the plugins'. */
+  secrets?: SecretGetter;
 }
 
 export class ImagePuller {
@@ -93,11 +97,13 @@ export class ImagePuller {
     if (this.backoff.isInBackOffSinceUpdate(key, Date.now())) {
       throw new ImageError('ImagePullBackOff', `Back-off pulling image "${c.image}"`, this.backoff.lastUpdate(key) + this.backoff.get(key));
     }
+    // As upstream, the pod's pull secrets are read (and the unreadable ones reported) before the pull starts.
+    const secrets = await podPullSecrets(pod, this.opts.secrets, this.log, this.events);
     await this.limiter.take();
     this.events(pod, 'Normal', 'Pulling', `Pulling image "${c.image}"`, ref);
     const began = Date.now();
     const pull = async () => {
-      const creds = this.opts.credentials ? await this.opts.credentials.lookup(image) : [];
+      const creds = await pullCredentials(secrets, image, this.opts.credentials);
       if (creds.length === 0) return this.cri.pullImage({ image }, undefined, sandbox);
       // As upstream: each credential in turn until one pull succeeds; the errors of all when none does.
       const errs: string[] = [];

@@ -76,6 +76,8 @@ export interface PodManagerOptions {
   cgroups?: PodCgroupContext & { ensure(pod: Pod): void; remove(uid: string): Promise<void> };
   /** Credentials from the image credential provider plugins, tried in order for each pull. */
   imageCredentials?: ImagePullerOptions['credentials'];
+  /** API-server mode: reads the secrets a pod names in spec.imagePullSecrets (tried before imageCredentials). */
+  pullSecrets?: ImagePullerOptions['secrets'];
 }
 
 export interface PodManager {
@@ -99,4 +101,5 @@ export function createPodManager(opts: PodManagerOptions): PodManager {
 
 export type { Pod, PodStatus, ContainerStatus } from './api-types';
 export type { PodEventFn } from './pod-events';
+export type { SecretGetter } from './pull-secrets';
 export { defaultNodeIP } from './pod-manager';

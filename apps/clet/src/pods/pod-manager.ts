@@ -121,7 +121,7 @@ export class CriPodManager implements PodManager {
     const cri = this.cri;
     const runtimeName = (await cri.version()).runtimeName || 'containerd';
     const events = this.opts.reports?.events;
-    const puller = new ImagePuller(cri, { serialize: c.serializeImagePulls ?? true, qps: c.registryPullQPS ?? 5, burst: c.registryBurst ?? 10, credentials: this.opts.imageCredentials }, this.log, events);
+    const puller = new ImagePuller(cri, { serialize: c.serializeImagePulls ?? true, qps: c.registryPullQPS ?? 5, burst: c.registryBurst ?? 10, credentials: this.opts.imageCredentials, secrets: this.opts.pullSecrets }, this.log, events);
     this.runtime = new PodRuntime(cri, puller, this.ctx, this.log, events);
     this.probes = new ProbeManager(cri, this.opts.probeMetrics ?? new Registry(), {
       unhealthy: (pod, container, id, type, grace, message) => {
