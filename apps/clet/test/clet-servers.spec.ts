@@ -320,6 +320,13 @@ describe('--enable-debugging-handlers=false and --enable-server=false', () => {
     expect(await get(`${base}/exec/a/b/c`)).toMatchObject({ status: 405, body: 'Debug endpoints are disabled.\n' });
   });
 
+  test('--healthz-bind-address puts the health server on that address only', async () => {
+    const p = await ports();
+    await clet([...standaloneArgs(join(tmp, 'hzaddr'), p), '--healthz-bind-address=::1']);
+    expect((await get(`http://[::1]:${p.hz}/healthz`)).body).toBe('ok');
+    expect(await isListening(p.hz)).toBe(false);
+  });
+
   test('nothing listens on --port without the server', async () => {
     const p = await ports();
     await clet([...standaloneArgs(join(tmp, 'noserver'), p), '--enable-server=false']);
