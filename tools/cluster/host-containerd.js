@@ -7,7 +7,6 @@
 // to this node, found by their pod uid label; the host's own containers are never touched.
 const fs = require('node:fs');
 const path = require('node:path');
-const { execFileSync } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..', '..');
 const DEFAULT_SOCKET = '/run/containerd/containerd.sock';
@@ -46,11 +45,10 @@ async function probeHostContainerd(socket = DEFAULT_SOCKET) {
 
 /** Imports the test images into the host's containerd and makes its sandbox image available. */
 function prepareHostContainerd(host) {
-  const { ensureTestImages, PAUSE_IMAGE } = require('../containerd/harness.js');
+  const { ctrSync, ensureTestImages, PAUSE_IMAGE } = require('../containerd/harness.js');
   ensureTestImages(host.socket);
   if (!host.sandboxImage || host.sandboxImage === PAUSE_IMAGE) return;
-  const ctr = (args) => execFileSync('ctr', ['--address', host.socket, '--namespace', 'k8s.io', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
-  if (!ctr(['images', 'ls', '-q']).split('\n').includes(host.sandboxImage)) ctr(['images', 'tag', PAUSE_IMAGE, host.sandboxImage]);
+  if (!ctrSync(host.socket, ['images', 'ls', '-q']).split('\n').includes(host.sandboxImage)) ctrSync(host.socket, ['images', 'tag', PAUSE_IMAGE, host.sandboxImage]);
 }
 
 /** Stops and removes the sandboxes (with their containers) of the given pod uids; resolves with how many. */

@@ -20,3 +20,5 @@ export function ensureTestImages(socket: string, opts?: { unused?: boolean }): {
 export const TEST_IMAGE: string;
 export const PAUSE_IMAGE: string;
 export const UNUSED_IMAGE: string;
+/** `ctr` against a containerd's socket in the CRI namespace (k8s.io); returns its output. */
+export function ctrSync(socket: string, args: string[]): string;

@@ -188,7 +188,7 @@ function ensureTestImages(socket, opts = {}) {
   return { busybox: TEST_IMAGE, pause: PAUSE_IMAGE, unused: UNUSED_IMAGE };
 }
 
-module.exports = { startContainerd, ensureTestImages, TEST_IMAGE, PAUSE_IMAGE, UNUSED_IMAGE };
+module.exports = { startContainerd, ensureTestImages, ctrSync, TEST_IMAGE, PAUSE_IMAGE, UNUSED_IMAGE };
 
 // `node tools/containerd/harness.js` starts one, imports the images and prints its endpoint until Ctrl-C.
 if (require.main === module) {

@@ -5,7 +5,7 @@
 // which completes the deletion. While pods are still terminating it checks again after their grace period, as
 // upstream estimates it; unlike upstream it also checks as soon as the last pod of such a namespace is gone
 // (the pods informer is shared in this process anyway), so an emptied namespace goes without waiting it out.
-import { isConflict, isNotFound, resourcePath, type Informer, type KubeClient } from '@cl/kube-client';
+import { handlersWhile, isConflict, isNotFound, resourcePath, type Informer, type KubeClient } from '@cl/kube-client';
 import type { Controller, ControllerContext, ControllerLog } from '../controller';
 import { NAMESPACES_PATH, PODS_PATH } from '../core-v1/well-known';
 import { collectionPath, discoverResources, objectPath, supports, type ApiResource } from '../discovery/api-resources';
@@ -57,14 +57,15 @@ export class NamespaceController implements Controller {
     this.workers = options.workers ?? 10;
     this.namespaces = ctx.informers.informer<NamespaceObject>(NAMESPACES_PATH);
     this.pods = ctx.informers.informer<PodObject>(PODS_PATH);
-    const queueIfDeleting = (ns: NamespaceObject) => {
-      if (this.live && ns.metadata.deletionTimestamp && ns.metadata.name) this.queue.add(ns.metadata.name);
-    };
-    this.namespaces.on('add', queueIfDeleting).on('update', queueIfDeleting);
-    this.pods.on('delete', (pod) => {
-      const ns = this.live && pod.metadata.namespace ? this.namespaces.get(pod.metadata.namespace) : undefined;
-      if (ns?.metadata.deletionTimestamp && !this.pods.list().some((p) => p.metadata.namespace === ns.metadata.name)) this.queue.add(ns.metadata.name!);
+    const live = handlersWhile(() => this.live);
+    const queueIfDeleting = live((ns: NamespaceObject) => {
+      if (ns.metadata.deletionTimestamp && ns.metadata.name) this.queue.add(ns.metadata.name);
     });
+    this.namespaces.on('add', queueIfDeleting).on('update', queueIfDeleting);
+    this.pods.on('delete', live((pod: PodObject) => {
+      const ns = pod.metadata.namespace ? this.namespaces.get(pod.metadata.namespace) : undefined;
+      if (ns?.metadata.deletionTimestamp && !this.pods.list().some((p) => p.metadata.namespace === ns.metadata.name)) this.queue.add(ns.metadata.name!);
+    }));
   }
 
   async start(): Promise<void> {

@@ -7,7 +7,7 @@
 // charge is never overwritten (the conflict retries with the new version).
 import { evaluatorFor, podCountsForCompute, quotaUsage, resourceTotals, toResourceList, type QuotaEvaluator, type QuotaObject } from '@cl/api';
 import type { KubeObject } from '@cl/apimachinery';
-import { resourcePath, type Informer, type KubeClient } from '@cl/kube-client';
+import { handlersWhile, resourcePath, type Informer, type KubeClient } from '@cl/kube-client';
 import type { Controller, ControllerContext, ControllerLog } from '../controller';
 import { PeriodicLoop } from '../core-v1/loops';
 import { collectionPath, discoverResources, supports } from '../discovery/api-resources';
@@ -60,7 +60,8 @@ export class ResourceQuotaController implements Controller {
     this.workers = options.workers ?? 5;
     this.quotas = ctx.informers.informer<Quota>(QUOTAS_PATH);
     const needsSync = (q: Quota) => !q.status?.used || !sameUsage(q.status?.hard, q.spec?.hard ?? {});
-    this.quotas.on('add', (q) => this.live && needsSync(q) && this.enqueue(q)).on('update', (q) => this.live && needsSync(q) && this.enqueue(q));
+    const queueIfStale = handlersWhile(() => this.live)((q: Quota) => needsSync(q) && this.enqueue(q));
+    this.quotas.on('add', queueIfStale).on('update', queueIfStale);
     this.resync = new PeriodicLoop(options.resyncMs ?? DEFAULT_RESYNC_MS, () => this.enqueueAll(), (e) => this.log('Resync failed', { err: errorMessage(e) }));
   }
 
@@ -73,8 +74,9 @@ export class ResourceQuotaController implements Controller {
       if (!evaluator || (r.group === '' && r.resource === 'resourcequotas')) continue;
       const inf = this.ctx.informers.informer<Counted>(collectionPath(r));
       const isPods = r.group === '' && r.resource === 'pods';
-      inf.on('delete', (o) => this.live && this.enqueue(o));
-      if (isPods) inf.on('update', (o) => this.live && this.podChanged(o));
+      const live = handlersWhile(() => this.live);
+      inf.on('delete', live((o: Counted) => this.enqueue(o)));
+      if (isPods) inf.on('update', live((o: Counted) => this.podChanged(o)));
       this.counted.push([evaluator, inf]);
     }
     this.counted.push([evaluatorFor({ group: '', resource: 'resourcequotas' })!, this.quotas as unknown as Informer<Counted>]);

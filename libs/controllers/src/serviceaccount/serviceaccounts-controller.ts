@@ -1,7 +1,7 @@
 // kube-controller-manager's service account controller (pkg/controller/serviceaccount/serviceaccounts_controller.go):
 // every Active namespace has the service accounts it should (`default`). A new namespace gets them, a deleted one
 // comes back; a namespace being deleted gets nothing new.
-import { isAlreadyExists, resourcePath, type Informer, type KubeClient } from '@cl/kube-client';
+import { handlersWhile, isAlreadyExists, resourcePath, type Informer, type KubeClient } from '@cl/kube-client';
 import type { Controller, ControllerContext, ControllerLog } from '../controller';
 import { KeyQueue } from '../core-v1/loops';
 import { isNamespaceTerminating } from '../core-v1/namespace-terminating';
@@ -40,13 +40,14 @@ export class ServiceAccountsController implements Controller {
     this.namespaces = ctx.informers.informer<Namespace>(NAMESPACES_PATH);
     this.serviceAccounts = ctx.informers.informer<ServiceAccount>(SERVICE_ACCOUNTS_PATH);
     this.queue = new KeyQueue((ns) => this.syncNamespace(ns), (ns, e) => this.log('Syncing service accounts failed', { namespace: ns, err: errText(e) }));
-    const queueNamespace = (ns: Namespace) => {
-      if (this.running && ns.metadata.name) this.queue.add(ns.metadata.name);
-    };
-    this.namespaces.on('add', queueNamespace).on('update', queueNamespace);
-    this.serviceAccounts.on('delete', (sa) => {
-      if (this.running && sa.metadata.namespace && this.accounts.includes(sa.metadata.name ?? '')) this.queue.add(sa.metadata.namespace);
+    const live = handlersWhile(() => this.running);
+    const queueNamespace = live((ns: Namespace) => {
+      if (ns.metadata.name) this.queue.add(ns.metadata.name);
     });
+    this.namespaces.on('add', queueNamespace).on('update', queueNamespace);
+    this.serviceAccounts.on('delete', live((sa: ServiceAccount) => {
+      if (sa.metadata.namespace && this.accounts.includes(sa.metadata.name ?? '')) this.queue.add(sa.metadata.namespace);
+    }));
   }
 
   async start(): Promise<void> {
