@@ -153,11 +153,6 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
   if (managerErrs.length > 0) throw new Error(managerErrs.length === 1 ? managerErrs[0] : `[${managerErrs.join(', ')}]`);
   applyOwnOomScoreAdj(config.oomScoreAdj, logLine);
   setMaxOpenFiles(config.maxOpenFiles, logLine);
-  if (config.makeIPTablesUtilChains) {
-    // In the background (asynchronous iptables calls), as upstream runs it beside the rest of the start.
-    const networkUtil = initNetworkUtil(logLine);
-    stops.push(() => networkUtil.stop());
-  }
   if (config.kubeletCgroups !== '') {
     const dirs = moveSelfToCgroup(CgroupFs.host(), config.kubeletCgroups);
     log.info('Moved the clet into its cgroup', { cgroup: config.kubeletCgroups, dirs: dirs.join(',') });
@@ -297,6 +292,12 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     const h = servers.health;
     stops.push(() => closeServer(h));
     log.info('Started healthz server', { address: config.healthzBindAddress, port: servers.health.port });
+  }
+  if (config.makeIPTablesUtilChains) {
+    // Beside the running agent, as upstream's Run starts it. Each iptables call forks this process, ~10 ms of
+    // its main thread apiece (a dozen calls: ~150 ms), so the calls begin once the servers answer.
+    const networkUtil = initNetworkUtil(logLine);
+    stops.push(() => networkUtil.stop());
   }
   log.info('Started clet', {
     nodeName,

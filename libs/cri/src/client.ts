@@ -1,6 +1,5 @@
-import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import { serviceClientsFromJson, type ProtoJson } from './service-from-json';
 import type {
   AuthConfig, Container, ContainerConfig, ContainerFilter, ContainerStats, ContainerStatus, ExecSyncResult, Image,
   ImageFsInfoResponse, ImageSpec, PodSandbox, PodSandboxConfig, PodSandboxFilter, PodSandboxStats, PodSandboxStatusResponse,
@@ -48,21 +47,18 @@ export function endpointToTarget(endpoint: string): string {
 type Unary = (req: object, meta: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void;
 type ServiceClient = grpc.Client & Record<string, Unary>;
 
-let cachedPackage: grpc.GrpcObject | undefined;
-function loadPackage(): grpc.GrpcObject {
-  if (!cachedPackage) {
-    // src/ and dist/ both sit one level below the library root, next to proto/.
-    const def = protoLoader.loadSync(path.join(__dirname, '..', 'proto', 'cri-subset.proto'), {
-      keepCase: false, longs: String, enums: String, defaults: true, arrays: true, objects: false, oneofs: false,
-    });
-    cachedPackage = grpc.loadPackageDefinition(def);
-  }
-  return cachedPackage;
-}
-
+let services: Record<'RuntimeService' | 'ImageService', grpc.ServiceClientConstructor> | undefined;
 function serviceCtor(name: 'RuntimeService' | 'ImageService'): grpc.ServiceClientConstructor {
-  const runtime = loadPackage().runtime as grpc.GrpcObject;
-  return (runtime.v1 as grpc.GrpcObject)[name] as grpc.ServiceClientConstructor;
+  if (!services) {
+    // src/ and dist/ both sit one level below the library root, next to proto/ (the JSON is made from the
+    // .proto by tools/proto-json.js; a test keeps the two equal). A require, so a bundler takes the file in.
+    const json = require('../proto/cri-subset.json') as ProtoJson;
+    // 64-bit integers as decimal strings and enums by name, every field present: the shapes in types.ts.
+    const conversion = { longs: String, enums: String, defaults: true, arrays: true, objects: false, oneofs: false };
+    const [RuntimeService, ImageService] = serviceClientsFromJson(json, ['runtime.v1.RuntimeService', 'runtime.v1.ImageService'], conversion);
+    services = { RuntimeService, ImageService };
+  }
+  return services[name];
 }
 
 /**

@@ -1,5 +1,5 @@
-// TypeScript shapes of the messages in proto/cri-subset.proto, as @grpc/proto-loader hands them over
-// with the loader options in client.ts: field names in lowerCamelCase, enums as their names, 64-bit
+// TypeScript shapes of the messages in proto/cri-subset.proto, as the client hands them over
+// with the conversion options in client.ts: field names in lowerCamelCase, enums as their names, 64-bit
 // integers as decimal strings on the way out (nanosecond timestamps do not fit a double) and
 // number | string on the way in, every scalar present (proto3 defaults filled in).
 
@@ -95,7 +95,7 @@ export interface FilesystemUsage {
 }
 export interface ImageFsInfoResponse { imageFilesystems: FilesystemUsage[]; containerFilesystems: FilesystemUsage[] }
 
-// ---- streaming and stats (as proto-loader hands them over: lowerCamelCase, 64-bit integers as decimal strings) ----
+// ---- streaming and stats (as the client hands them over: lowerCamelCase, 64-bit integers as decimal strings) ----
 export interface UInt64 { value: string }
 export interface CpuUsage { timestamp: string; usageCoreNanoSeconds: UInt64 | null; usageNanoCores: UInt64 | null }
 export interface MemoryUsage {

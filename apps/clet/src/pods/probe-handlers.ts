@@ -3,11 +3,10 @@
 // opens), grpc (the standard health service answers SERVING). Each attempt is bounded by timeoutSeconds and a
 // timeout is a failure.
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
-import type { CriClient } from '@cl/cri';
+import { serviceClientsFromJson, type CriClient, type ProtoJson } from '@cl/cri';
 import type { ContainerPort } from './api-types';
 
 export interface ProbeSpec {
@@ -140,9 +139,7 @@ const HEALTH_JSON = {
 let healthClient: grpc.ServiceClientConstructor | undefined;
 
 function grpcProbe(host: string, port: number, service: string, timeoutMs: number): Promise<ProbeOutcome> {
-  healthClient ??= (grpc.loadPackageDefinition(protoLoader.fromJSON(HEALTH_JSON as Parameters<typeof protoLoader.fromJSON>[0], { enums: String, defaults: true })) as unknown as {
-    grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
-  }).grpc.health.v1.Health;
+  healthClient ??= serviceClientsFromJson(HEALTH_JSON as ProtoJson, ['grpc.health.v1.Health'], { enums: String, defaults: true })[0];
   const client = new healthClient(`${host.includes(':') ? `[${host}]` : host}:${port}`, grpc.credentials.createInsecure());
   return new Promise((resolve) => {
     (client as unknown as { Check: (req: object, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: { status: string }) => void) => void }).Check(

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `clet` binary.
+// The `clet` binary's entry. The build bundles it (with everything it imports) into dist/main.js: see tools/bundle.js.
 import { run } from './run';
 
 let requestShutdown: () => void = () => undefined;

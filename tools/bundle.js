@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Bundles a built binary's entry (tsc's output) and everything it requires into one file:
+//   node tools/bundle.js <entry.js> <out.js>
+// Why: Node's module loader pays per file (resolving, stat-ing, reading package.json files, wrapping), and the
+// node agent loads ~460 modules at every start; as one file its start to /healthz takes ~300 ms less CPU
+// (bench/clet-start). The output is CommonJS for Node 20 with the same behaviour; a linked source map points
+// back at the TypeScript (through tsc's maps) for `node --enable-source-maps`.
+'use strict';
+const path = require('node:path');
+const esbuild = require('esbuild');
+
+const [entry, out] = process.argv.slice(2);
+if (!entry || !out) {
+  process.stderr.write('usage: node tools/bundle.js <entry.js> <out.js>\n');
+  process.exit(2);
+}
+const result = esbuild.buildSync({
+  entryPoints: [path.resolve(entry)],
+  outfile: path.resolve(out),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: 'linked',
+  // No keepNames (it costs ~40 ms of start-up): no code here reads a class's or function's .name; errors set
+  // their own `name`.
+  logLevel: 'warning',
+  legalComments: 'linked',
+});
+if (result.errors.length > 0) process.exit(1);
