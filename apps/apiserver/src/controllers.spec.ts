@@ -32,8 +32,9 @@ test.each<[string[], string, boolean]>([
   expect(isControllerEnabled(name, enabled)).toBe(want);
 });
 
-test('every known controller is on by default', () => {
-  expect(KNOWN_CONTROLLERS.filter((n) => isControllerEnabled(n, ['*']))).toEqual(KNOWN_CONTROLLERS);
+test('every known controller is on by default except the token cleaner, which is named to run (as upstream)', () => {
+  expect(KNOWN_CONTROLLERS.filter((n) => isControllerEnabled(n, ['*']))).toEqual(KNOWN_CONTROLLERS.filter((n) => n !== 'token-cleaner-controller'));
+  expect(isControllerEnabled('token-cleaner-controller', ['*', 'tokencleaner'])).toBe(true);
 });
 
 test.each<[Partial<ControllerOptions>, string[]]>([

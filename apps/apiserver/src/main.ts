@@ -3,8 +3,10 @@
 // the server, and terminate gracefully on SIGTERM/SIGINT with exit 0.
 import { createEgressSelector } from '@cl/egress';
 import { createTracing } from '@cl/tracing';
+import type { UserInfo } from '@cl/auth';
 import { AuthenticationSetupError, authenticationGroup, authenticationGroupVersions, authenticationRoutes, buildAuthentication, discoveryRoutes, newLoopbackCredential, type DiscoveryGroup } from './authn';
 import { buildAuthorization } from './authz';
+import { BootstrapTokenAuthenticator } from './authn/bootstrap-token';
 import { loadConfigFiles, initializeAdmission } from './config-files';
 import { inProcessScheduler } from './in-process';
 import { controllerFactories } from './controllers';
@@ -14,6 +16,7 @@ import { apiserverFlags, parseCommandLine } from './options';
 import { startApiserver, type ServerParts } from './server';
 import { groupVersionsOf, kindDiscoveryGroups, mountResources, openApiRoutes, servedKinds, type MountedResources } from './resources';
 import { NodeAgentClient, nodeConnectionRoutes } from './node-connection';
+import { buildServiceAccounts } from './serviceaccount';
 import { versionInfo } from './version';
 
 // authorization.k8s.io/v1 as served by ./authz (review endpoints), for the discovery documents.
@@ -67,13 +70,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   // The credential of the server's own clients: made for this run only, never written anywhere.
   const loopback = newLoopbackCredential();
+  // Service account tokens: the keys load (or are generated in --cert-dir) before anything binds.
+  const serviceAccounts = optionErrors === 0 ? buildServiceAccounts(cl.options.serviceAccounts, cl.options.certDir, () => mounted?.stores, errors) : null;
   let authn: ReturnType<typeof buildAuthentication> | undefined;
+  // Bootstrap tokens read kube-system Secrets from the store once it is open (attached below).
+  const bootstrapTokens = cl.options.values['enable-bootstrap-token-auth'] ? new BootstrapTokenAuthenticator((l) => log.v(3, l)) : undefined;
   try {
     authn = buildAuthentication({
       loopback,
+      bootstrapTokens,
       authenticationConfig: (cl.options.values['authentication-config'] as string) || undefined,
       clientCAFile: (cl.options.values['client-ca-file'] as string) || undefined,
       anonymousAuth: cl.options.anonymousAuth,
+      serviceAccounts: serviceAccounts?.authenticator,
       log,
     });
   } catch (e) {
@@ -119,6 +128,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   let rbacSynced: Promise<void> = Promise.resolve();
   const kinds = servedKinds();
   const discovery = kindDiscoveryGroups(kinds);
+  const serviceAccountRoutes = serviceAccounts ? await serviceAccounts.routes() : [];
   const parts: ServerParts = {
     authenticator: authentication.authenticator,
     authorizer: authz.authorizer,
@@ -128,6 +138,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       ...authz.routes,
       ...discoveryRoutes(discovery.core, () => [...discovery.groups, authenticationGroup, authorizationGroup]),
       ...openApiRoutes(kinds),
+      ...serviceAccountRoutes,
       ...nodeConnectionRoutes({ stores: () => mounted?.stores, client: agents, preferredAddressTypes: cl.options.nodeAgent.preferredAddressTypes, log: (l) => log.info(l) }),
     ],
     groupVersions: [...groupVersionsOf(kinds), ...authenticationGroupVersions, ...authz.groupVersions],
@@ -138,7 +149,10 @@ export async function main(argv: readonly string[]): Promise<number> {
         disableAdmissionPlugins: cl.options.disableAdmissionPlugins,
         log: (l) => log.info(l),
         storeAdmission: (s, chain) => authz.storeAdmission(s, chain),
+        authorize: async (a) => (await authz.chain.authorize({ ...a, user: a.user as UserInfo, isResourceRequest: true, path: '', namespace: '', apiVersion: '*', subresource: '' })).decision === 'Allow',
       });
+      const secrets = mounted.stores.find((s) => s.def.group === '' && s.def.plural === 'secrets');
+      bootstrapTokens?.attach(async (name) => (secrets ? secrets.get('kube-system', name).catch(() => null) : null));
       rbacSynced = authz.attachStores(mounted.stores);
       return mounted;
     },

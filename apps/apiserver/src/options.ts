@@ -6,6 +6,7 @@ import { KNOWN_CONTROLLERS, validateControllerOptions, type ControllerOptions } 
 import { addAuthenticationFlags } from './authn/flags';
 import { addAuthorizationFlags, authorizationOptions, validateAuthorizationOptions, type AuthorizationOptions } from './authz/flags';
 import { addNodeAgentFlags, nodeAgentOptions, validateNodeAgentOptions, type NodeAgentOptions } from './node-connection';
+import { addServiceAccountFlags, serviceAccountOptions, validateServiceAccountOptions, type ServiceAccountOptions } from './serviceaccount/flags';
 
 export interface ApiserverOptions {
   bindAddress: string;
@@ -41,6 +42,8 @@ export interface ApiserverOptions {
   authorization: AuthorizationOptions;
   /** The client of node agents (logs, exec, port-forward, node proxy): the --kubelet-* flags. */
   nodeAgent: NodeAgentOptions;
+  /** The service account token issuer and authenticator: the --service-account-* flags and --api-audiences. */
+  serviceAccounts: ServiceAccountOptions;
   /** Every flag value by name, for the modules that read their own flags (authentication, authorization). */
   values: Record<string, unknown>;
   /** Flags given on the command line (normalised names), for the flag-versus-file rules. */
@@ -87,6 +90,16 @@ export function apiserverFlags(): FlagSet {
     .add({ name: 'concurrent-namespace-syncs', type: types.int32, default: 10, section: 'Controller flags', usage: 'The number of namespace objects that are allowed to sync concurrently. Larger number = more responsive namespace termination, but more CPU (and network) load' })
     .add({ name: 'concurrent-gc-syncs', type: types.int32, default: 20, section: 'Controller flags', usage: 'The number of garbage collector workers that are allowed to sync concurrently.' })
     .add({ name: 'root-ca-file', type: types.string, default: '', section: 'Controller flags', usage: "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle. Published in every namespace's kube-root-ca.crt ConfigMap; by default the CA of the serving certificate." })
+    .add({ name: 'cluster-signing-cert-file', type: types.string, default: '', section: 'Controller flags', usage: 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates.  If specified, no more specific --cluster-signing-* flag may be specified.' })
+    .add({ name: 'cluster-signing-key-file', type: types.string, default: '', section: 'Controller flags', usage: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates.  If specified, no more specific --cluster-signing-* flag may be specified.' })
+    .add({ name: 'cluster-signing-kubelet-serving-cert-file', type: types.string, default: '', section: 'Controller flags', usage: 'Filename containing a PEM-encoded X509 CA certificate used to issue certificates for the kubernetes.io/kubelet-serving signer.  If specified, --cluster-signing-{cert,key}-file must not be set.' })
+    .add({ name: 'cluster-signing-kubelet-serving-key-file', type: types.string, default: '', section: 'Controller flags', usage: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates for the kubernetes.io/kubelet-serving signer.  If specified, --cluster-signing-{cert,key}-file must not be set.' })
+    .add({ name: 'cluster-signing-kubelet-client-cert-file', type: types.string, default: '', section: 'Controller flags', usage: 'Filename containing a PEM-encoded X509 CA certificate used to issue certificates for the kubernetes.io/kube-apiserver-client-kubelet signer.  If specified, --cluster-signing-{cert,key}-file must not be set.' })
+    .add({ name: 'cluster-signing-kubelet-client-key-file', type: types.string, default: '', section: 'Controller flags', usage: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates for the kubernetes.io/kube-apiserver-client-kubelet signer.  If specified, --cluster-signing-{cert,key}-file must not be set.' })
+    .add({ name: 'cluster-signing-kube-apiserver-client-cert-file', type: types.string, default: '', section: 'Controller flags', usage: 'Filename containing a PEM-encoded X509 CA certificate used to issue certificates for the kubernetes.io/kube-apiserver-client signer.  If specified, --cluster-signing-{cert,key}-file must not be set.' })
+    .add({ name: 'cluster-signing-kube-apiserver-client-key-file', type: types.string, default: '', section: 'Controller flags', usage: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign certificates for the kubernetes.io/kube-apiserver-client signer.  If specified, --cluster-signing-{cert,key}-file must not be set.' })
+    .add({ name: 'cluster-signing-duration', type: types.duration, default: 8760 * 3_600_000, section: 'Controller flags', usage: 'The max length of duration signed certificates will be given.  Individual CSRs may request shorter certs by setting spec.expirationSeconds.' })
+    .add({ name: 'enable-bootstrap-token-auth', type: types.bool, default: false, section: 'Authentication flags', usage: "Enable to allow secrets of type 'bootstrap.kubernetes.io/token' in the 'kube-system' namespace to be used for TLS bootstrapping authentication." })
     .add({ name: 'event-ttl', type: types.duration, default: 60 * 60_000, section: generic, usage: 'Amount of time to retain events.' })
     .add({ name: 'anonymous-auth', type: types.bool, default: true, section: 'Authentication flags', usage: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.' })
     .add({ name: 'v', shorthand: 'v', type: levelType, default: 0, section: 'Logs flags', usage: 'number for the log level verbosity' })
@@ -95,6 +108,7 @@ export function apiserverFlags(): FlagSet {
   addAuthorizationFlags(fs);
   addAuthenticationFlags(fs);
   addNodeAgentFlags(fs);
+  addServiceAccountFlags(fs);
   return fs;
 }
 
@@ -149,10 +163,21 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       concurrentNamespaceSyncs: v['concurrent-namespace-syncs'] as number,
       concurrentGCSyncs: v['concurrent-gc-syncs'] as number,
       rootCAFile: v['root-ca-file'] as string,
+      clusterSigning: {
+        certFile: v['cluster-signing-cert-file'] as string,
+        keyFile: v['cluster-signing-key-file'] as string,
+        perSigner: {
+          'kubelet-serving': [v['cluster-signing-kubelet-serving-cert-file'] as string, v['cluster-signing-kubelet-serving-key-file'] as string],
+          'kubelet-client': [v['cluster-signing-kubelet-client-cert-file'] as string, v['cluster-signing-kubelet-client-key-file'] as string],
+          'kube-apiserver-client': [v['cluster-signing-kube-apiserver-client-cert-file'] as string, v['cluster-signing-kube-apiserver-client-key-file'] as string],
+        },
+        durationMs: v['cluster-signing-duration'] as number,
+      },
     },
     verbosity: v['v'] as number,
     authorization: authorizationOptions(v),
     nodeAgent: nodeAgentOptions(v),
+    serviceAccounts: serviceAccountOptions(v),
     values: v,
     explicit: r.explicit,
   };
@@ -196,5 +221,6 @@ export function validateOptions(o: ApiserverOptions): string[] {
   if (o.eventTtlMs < 1000) errs.push(`--event-ttl must be at least 1s, got ${formatDuration(o.eventTtlMs)}`);
   if (o.storeHealthcheckTimeoutMs <= 0) errs.push(`--store-healthcheck-timeout must be greater than 0, got ${formatDuration(o.storeHealthcheckTimeoutMs)}`);
   errs.push(...validateNodeAgentOptions(o.nodeAgent));
+  errs.push(...validateServiceAccountOptions(o.serviceAccounts));
   return errs;
 }

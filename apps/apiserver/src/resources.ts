@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { requestInfo } from '@cl/auth';
 import { apiVersionOf, openApiV3, openApiV2, type KindDefinition, type SubresourceDocument } from '@cl/api';
-import { builtinKinds, builtinResources, ResourceApi, writeJson, type Admission, type ResourceStore } from '@cl/registry';
+import { builtinKinds, builtinResources, csrAdmission, ResourceApi, writeJson, type Admission, type ResourceStore } from '@cl/registry';
 import { LeaseManager, type Store } from '@cl/store';
 import { buildAdmission, enabledAdmissionPlugins } from './admission';
 import type { DiscoveryGroup } from './authn';
@@ -20,6 +20,8 @@ export interface ResourceOptions {
   log: (line: string) => void;
   /** A store's admission with store-specific checks added (the RBAC escalation check on the RBAC resources). */
   storeAdmission?: (store: ResourceStore, chain: Admission) => Admission;
+  /** Whether a user may do a verb on a resource name (CSR `approve`/`sign` on `signers`); unchecked when absent. */
+  authorize?: (attrs: { user: unknown; verb: string; apiGroup: string; resource: string; name: string }) => Promise<boolean>;
 }
 
 type ServedSubresource = { kind: string; group?: string; version?: string; verbs: string[] };
@@ -37,7 +39,11 @@ const SERVED_SUBRESOURCES: Record<string, (def: KindDefinition) => ServedSubreso
   exec: (def) => (def.plural === 'pods' ? { kind: 'PodExecOptions', verbs: ['create', 'get'] } : undefined),
   attach: (def) => (def.plural === 'pods' ? { kind: 'PodAttachOptions', verbs: ['create', 'get'] } : undefined),
   portforward: (def) => (def.plural === 'pods' ? { kind: 'PodPortForwardOptions', verbs: ['create', 'get'] } : undefined),
-  proxy: (def) => (def.plural === 'nodes' ? { kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] } : undefined),
+  token: (def) => (def.plural === 'serviceaccounts' ? { kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] } : undefined),
+  proxy: (def) =>
+    def.plural === 'nodes' || def.plural === 'pods'
+      ? { kind: def.plural === 'nodes' ? 'NodeProxyOptions' : 'PodProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] }
+      : undefined,
 };
 
 /** The kinds served, known before the store opens (discovery and OpenAPI need no store). */
@@ -152,7 +158,11 @@ export function mountResources(store: Store, opts: ResourceOptions): MountedReso
   }
   const stores = builtinResources(store, { eventTtlSeconds: opts.eventTtlSeconds, leases: new LeaseManager(store), log: opts.log });
   const admission = buildAdmission(enabledAdmissionPlugins(opts.enableAdmissionPlugins, opts.disableAdmissionPlugins), stores);
-  for (const s of stores) s.setAdmission(opts.storeAdmission ? opts.storeAdmission(s, admission) : admission);
+  for (const s of stores) {
+    const chain = opts.storeAdmission ? opts.storeAdmission(s, admission) : admission;
+    // CertificateSigningRequests: the requestor from the user, and approve/sign checked per signer.
+    s.setAdmission(s.def.group === 'certificates.k8s.io' && s.def.plural === 'certificatesigningrequests' ? csrAdmission(chain, opts.authorize) : chain);
+  }
   opts.log(`Loaded ${admission.names.length} admission plugin(s): ${admission.names.join(',')}`);
   const api = new ResourceApi(stores, {
     readBody: (req) => readBody(req),

@@ -13,6 +13,7 @@ import { joinCluster, type ClusterMembership } from './node/join';
 import { flagLines } from './options';
 import { resolve, type Resolved } from './resolve';
 import { buildAuth } from './server/auth';
+import { bootstrapClientCertificate, startClientRotation, startServingCertificates } from './certificates';
 import { loadKubeconfig, type ClientConfig as ApiServerConnection } from '@cl/kube-client';
 import { closeServer, startHealthServer, startMainServer, startReadOnlyServer, type Listening } from './server/servers';
 import type { HandlerDeps } from './server/handlers';
@@ -119,19 +120,32 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     }
   }
 
+  const nodeName = (flags.hostnameOverride !== '' ? flags.hostnameOverride : hostname()).trim().toLowerCase();
+  if (nodeName === '') throw new Error('empty hostname is invalid');
+  const certInfo = (msg: string, fields?: Record<string, unknown>) => log.named('certificates').info(msg, fields);
+
+  // TLS bootstrap: --clconfig is written from the bootstrap credentials when it is missing or expired.
+  if (flags.bootstrapClconfig !== '' && flags.clconfig === '') throw new Error('--bootstrap-clconfig needs --clconfig: the path where the clconfig it bootstraps is written');
+  if (flags.bootstrapClconfig !== '') {
+    await bootstrapClientCertificate({ clconfig: flags.clconfig, bootstrapClconfig: flags.bootstrapClconfig, certDir: flags.certDir, nodeName, log: certInfo });
+  }
   let api: ApiServerConnection | null = null;
   if (flags.clconfig === '') log.info('Standalone mode, no API client');
   else api = loadKubeconfig(flags.clconfig);
-
-  const nodeName = (flags.hostnameOverride !== '' ? flags.hostnameOverride : hostname()).trim().toLowerCase();
-  if (nodeName === '') throw new Error('empty hostname is invalid');
+  if (api && config.rotateCertificates) {
+    // Before any API client exists: the rotation swaps the certificate under them.
+    const rotation = startClientRotation({ api, certDir: flags.certDir, nodeName, log: certInfo });
+    stops.push(() => rotation.stop());
+  }
 
   const auth = buildAuth(config, r.clientCA, api);
 
   mkdirSync(flags.rootDir, { recursive: true, mode: 0o750 });
   let certFile = config.tlsCertFile;
   let keyFile = config.tlsPrivateKeyFile;
-  if (config.enableServer && certFile === '') {
+  // serverTLSBootstrap: the serving certificate comes from the cluster (below), nothing self-signed.
+  const servingFromCluster = config.serverTLSBootstrap && !!api;
+  if (config.enableServer && certFile === '' && !servingFromCluster) {
     mkdirSync(flags.certDir, { recursive: true, mode: 0o755 });
     certFile = join(flags.certDir, 'clet.crt');
     keyFile = join(flags.certDir, 'clet.key');
@@ -194,7 +208,7 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     nodeIP,
     evictionCount: (signal) => evictions.inc({ eviction_signal: signal }),
     ...(credentials.providers ? { imageCredentials: credentials.providers } : {}),
-    ...(cluster ? { reports: cluster.reports, pullSecrets: cluster.secrets } : {}),
+    ...(cluster ? { reports: cluster.reports, pullSecrets: cluster.secrets, apiObjects: cluster.apiObjects } : {}),
   });
   await podManager.start();
   stops.push(() => podManager.stop());
@@ -261,7 +275,39 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
   };
 
   const servers: Running['servers'] = {};
-  if (config.enableServer) {
+  const mainServerOptions = (cert: Buffer, key: Buffer) => ({
+    address: config.address,
+    port: config.port,
+    cert,
+    key,
+    clientCA: r.clientCA,
+    minVersion: r.tls.minVersion,
+    ciphers: r.tls.ciphers,
+    auth,
+    fineGrainedAuthz: r.gates.enabled('CletFineGrainedAuthz'),
+  });
+  if (config.enableServer && servingFromCluster && api) {
+    // As upstream: nothing is served on the port until the serving certificate is issued; later ones replace
+    // the server's TLS context in place.
+    let starting: Promise<void> | undefined;
+    const serving = startServingCertificates({
+      api, certDir: flags.certDir, nodeName, hostnames: [nodeName, hostname().toLowerCase()], addresses: [nodeIP], log: certInfo,
+      onCertificate: (certPem, keyPem) => {
+        const o = mainServerOptions(Buffer.from(certPem), Buffer.from(keyPem));
+        if (servers.main) return (servers.main.server as unknown as import('node:tls').Server).setSecureContext({ cert: o.cert, key: o.key, ca: o.clientCA ?? undefined, minVersion: o.minVersion, ciphers: o.ciphers });
+        if (starting) return;
+        starting = startMainServer(o, deps, logLine).then(
+          (main) => {
+            servers.main = main;
+            stops.push(() => closeServer(main));
+            log.info('Starting to listen', { address: config.address, port: main.port });
+          },
+          (e: Error) => log.error('Starting the main server failed', undefined, e.message),
+        );
+      },
+    });
+    stops.push(() => serving.stop());
+  } else if (config.enableServer) {
     servers.main = await startMainServer(
       {
         address: config.address,

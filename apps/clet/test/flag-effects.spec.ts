@@ -36,10 +36,7 @@ const base = async (endpoint = 'unix:///nonexistent/containerd.sock') => [
 ];
 
 const refusals: Array<[string, string]> = [
-  ['--bootstrap-clconfig=/etc/bootstrap.conf', '--bootstrap-clconfig=/etc/bootstrap.conf is not supported by this agent: it does not request a client certificate (TLS bootstrapping); give a ready --clconfig'],
   ['--cloud-provider=external', '--cloud-provider=external is not supported by this agent: it has no cloud provider integration (no uninitialized taint, no cloud node name); leave it empty'],
-  ['--rotate-certificates', '--rotate-certificates is not supported by this agent: it does not rotate its client certificate through CertificateSigningRequests; leave it false'],
-  ['--rotate-server-certificates', '--rotate-server-certificates is not supported by this agent: it does not request serving certificates through CertificateSigningRequests; give --tls-cert-file/--tls-private-key-file or let it self-sign'],
   ['--contention-profiling', '--contention-profiling is not supported by this agent: it serves no profiling endpoints to collect block profiles from; leave it false'],
   ['--volume-plugin-dir=/opt/flex', '--volume-plugin-dir=/opt/flex is not supported by this agent: it runs no FlexVolume plugins; leave the default'],
   ['--volume-stats-agg-period=2m', '--volume-stats-agg-period=2m0s is not supported by this agent: it does not aggregate volume usage on a period; leave the default'],

@@ -55,6 +55,8 @@ describe('static pod decoding', () => {
     ['kind: Pod\nmetadata: {name: x}\nspec: {restartPolicy: Sometimes, containers: [{name: c, image: i}]}\n', /spec\.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"/],
     ['kind: Pod\nmetadata: {name: x}\nspec: {serviceAccountName: sa, volumes: [{name: s, secret: {secretName: s}}], containers: [{name: c, image: i}]}\n',
       /^pod "x-n" has forbidden references to API objects: Secret volume "s", ServiceAccount "sa"$/],
+    ['kind: Pod\nmetadata: {name: x}\nspec: {volumes: [{name: p, projected: {sources: [{serviceAccountToken: {path: t}}, {configMap: {name: c}}, {secret: {name: s}}, {downwardAPI: {items: []}}]}}], containers: [{name: c, image: i, envFrom: [{secretRef: {name: e}}]}]}\n',
+      /^pod "x-n" has forbidden references to API objects: Secret "e", configMap projected volume "p", secret projected volume "p", serviceAccountToken projected volume "p"$/],
     ['kind: PodList\nitems: []\n', /couldn't parse as pod\(kind "PodList" is not Pod\)/],
     ['kind: Pod\nmetadata: {name: x}\nspec: {initContainers: [{name: c, image: i}], containers: [{name: c, image: i}]}\n', /^invalid pod: \[spec\.initContainers\[0\]\.name: Duplicate value: "c"\]$/],
     ['kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i, restartPolicy: Always}]}\n',

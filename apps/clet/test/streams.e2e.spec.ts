@@ -1,6 +1,6 @@
 // End to end: the API server reaching the node agent, as kubectl 1.33 uses it: `logs` (follow, previous, tail,
-// timestamps), `exec`, `attach`, `port-forward` (over SPDY: kubectl's WebSocket try is refused and it falls
-// back) and the node proxy, on a one-node cluster from the built binaries (the API server, a private
+// timestamps), `exec`, `attach` (kubectl's WebSocket v5.channel.k8s.io translated to SPDY toward the agent),
+// `port-forward` (its WebSocket tunnel of SPDY), kubectl's SPDY fallback, the node proxy and pods/proxy, on a one-node cluster from the built binaries (the API server, a private
 // containerd, the node agent joined with --clconfig). One cluster is shared by the cases.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as http from 'node:http';
@@ -19,7 +19,7 @@ import { ensureTestImages, PrivateContainerd, startContainerd } from '../../../t
 jest.setTimeout(300_000);
 
 const NODE = 'streams-node';
-const PODS = ['ticker', 'crasher', 'pair', 'reader', 'web'];
+const PODS = ['ticker', 'crasher', 'pair', 'reader', 'web', 'nowhere'];
 let api: ApiserverProcess;
 let ctd: PrivateContainerd;
 let images: { busybox: string };
@@ -42,11 +42,34 @@ const maybe = (...args: string[]): any => {
 };
 
 const kubectlArgs = (...args: string[]) => ['--kubeconfig', api.kubeconfig, ...args];
-const kubectlEnv = () => ({ ...process.env, HOME: os.tmpdir() });
+const kubectlEnv = (extra: Record<string, string> = {}) => ({ ...process.env, HOME: os.tmpdir(), ...extra });
+
+/** How many times the API server logged `line` so far (it logs each WebSocket stream it translates). */
+const logged = (line: string) => api.output().split(line).length - 1;
+const TRANSLATED_EXEC = 'Translating pods/exec default/ticker: WebSocket v5.channel.k8s.io to SPDY/3.1 v4.channel.k8s.io';
+const TUNNELLED_FORWARD = 'Tunnelling pods/portforward default/web: WebSocket SPDY/3.1+portforward.k8s.io to SPDY/3.1 portforward.k8s.io';
+
+/** Runs kubectl to its end without blocking the event loop; `input` is its whole stdin. */
+function run(args: string[], input: string | Buffer, env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(KUBECTL, kubectlArgs(...args), { env: kubectlEnv(env) });
+    followers.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin!.end(input);
+  });
+}
 
 /** A long-running kubectl (follow, attach, port-forward) whose output the test watches; killed at the end. */
 function background(...args: string[]): { child: ChildProcess; out: () => string } {
-  const child = spawn(KUBECTL, kubectlArgs(...args), { env: kubectlEnv() });
+  return backgroundWith({}, ...args);
+}
+
+function backgroundWith(env: Record<string, string>, ...args: string[]): { child: ChildProcess; out: () => string } {
+  const child = spawn(KUBECTL, kubectlArgs(...args), { env: kubectlEnv(env) });
   followers.push(child);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -64,11 +87,30 @@ const podFile = (name: string, containers: Array<{ name: string; command: string
 // through an HTTP CONNECT proxy (squid) named in an EgressSelectorConfiguration; and the agent either lets
 // anonymous callers in or wants the API server's --kubelet-client-certificate, while the API server verifies the
 // agent's serving certificate with --kubelet-certificate-authority. Each set-up runs its own cluster.
-const SETUPS: Array<[string, { viaSquid: boolean; x509: boolean }]> = [
+const SETUPS: Array<[string, { viaSquid: boolean; x509: boolean; viaKonnectivity?: boolean }]> = [
   ['direct, anonymous agent', { viaSquid: false, x509: false }],
   ['through squid (HTTP CONNECT), anonymous agent', { viaSquid: true, x509: false }],
   ['direct, client certificates both ways', { viaSquid: false, x509: true }],
+  // The project's konnectivity fake (proxy-server + agent in one process) on a unix socket: gRPC `Proxy` streams.
+  ['through konnectivity (gRPC over UDS), anonymous agent', { viaSquid: false, x509: false, viaKonnectivity: true }],
 ];
+
+/**
+ * libs/egress's konnectivity test fake as a child process (kubectl runs synchronously here, which would stall a
+ * tunnel relayed by this process). Its stdout lists every address it was asked to dial.
+ */
+async function startKonnectivity(socket: string): Promise<{ child: ChildProcess; dials: () => string[] }> {
+  const main = path.join(__dirname, '../../../libs/egress/test/support/konnectivity-server-main.ts');
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', main, socket], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  await poll(() => {
+    if (child.exitCode !== null) throw new Error(`the konnectivity fake exited with ${child.exitCode}`);
+    return out.includes('listening ') || undefined;
+  }, 'the konnectivity fake to listen', 300, 100);
+  return { child, dials: () => [...out.matchAll(/^dial (\S+)$/gm)].map((m) => m[1]) };
+}
+let konnectivity: Awaited<ReturnType<typeof startKonnectivity>> | undefined;
 
 /** A CA, the API server's client pair and the agent's serving pair for 127.0.0.1, as files in `dir`. */
 async function agentCertificates(dir: string) {
@@ -90,8 +132,10 @@ async function agentCertificates(dir: string) {
   };
 }
 
-describe.each(SETUPS)('%s', (_setup, { viaSquid, x509 }) => {
+describe.each(SETUPS)('%s', (_setup, { viaSquid, x509, viaKonnectivity = false }) => {
   let cletPort = 0;
+  /** The host-network web pod's port (the port-forward case starts it; pods/proxy reuses it). */
+  let webPort = 0;
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-streams-'));
     followers = [];
@@ -111,6 +155,23 @@ describe.each(SETUPS)('%s', (_setup, { viaSquid, x509 }) => {
         '    transport:',
         '      tcp:',
         `        url: http://127.0.0.1:${squid.port}`,
+        '',
+      ].join('\n'));
+      egress.push(`--egress-selector-config-file=${file}`);
+    } else if (viaKonnectivity) {
+      const socket = path.join(tmp, 'konnectivity.sock');
+      konnectivity = await startKonnectivity(socket);
+      const file = path.join(tmp, 'egress.yaml');
+      fs.writeFileSync(file, [
+        'apiVersion: apiserver.k8s.io/v1beta1',
+        'kind: EgressSelectorConfiguration',
+        'egressSelections:',
+        '- name: cluster',
+        '  connection:',
+        '    proxyProtocol: GRPC',
+        '    transport:',
+        '      uds:',
+        `        udsName: ${socket}`,
         '',
       ].join('\n'));
       egress.push(`--egress-selector-config-file=${file}`);
@@ -138,6 +199,9 @@ describe.each(SETUPS)('%s', (_setup, { viaSquid, x509 }) => {
     await ctd?.stop();
     await squid?.stop();
     squid = undefined;
+    konnectivity?.child.kill('SIGTERM');
+    if (konnectivity && konnectivity.child.exitCode === null) await new Promise((r) => konnectivity!.child.once('exit', r));
+    konnectivity = undefined;
     for (const name of PODS) removePodLogs('default', name);
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
@@ -192,7 +256,7 @@ describe.each(SETUPS)('%s', (_setup, { viaSquid, x509 }) => {
     expect(k('get', '--raw', '/api/v1/nodes/nowhere/proxy/healthz').stderr).toContain('nodes "nowhere" not found');
   });
 
-  test('pods/log, exec, attach, portforward and nodes/proxy are listed in discovery', () => {
+  test('pods/log, exec, attach, portforward, proxy and nodes/proxy are listed in discovery', () => {
     const core = JSON.parse(ok('get', '--raw', '/api/v1'));
     const byName = new Map(core.resources.map((r: { name: string }) => [r.name, r]));
     expect(byName.get('pods/log')).toMatchObject({ kind: 'Pod', verbs: ['get'] });
@@ -200,20 +264,14 @@ describe.each(SETUPS)('%s', (_setup, { viaSquid, x509 }) => {
     expect(byName.get('pods/attach')).toMatchObject({ kind: 'PodAttachOptions', verbs: ['create', 'get'] });
     expect(byName.get('pods/portforward')).toMatchObject({ kind: 'PodPortForwardOptions', verbs: ['create', 'get'] });
     expect(byName.get('nodes/proxy')).toMatchObject({ kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] });
+    expect(byName.get('pods/proxy')).toMatchObject({ kind: 'PodProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] });
   });
 
   test('kubectl exec runs a command with stdin and returns its exit code', async () => {
+    const before = logged(TRANSLATED_EXEC);
     // Asynchronously, so that a stream that never ends fails this case at jest's timeout instead of blocking the run.
-    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(KUBECTL, kubectlArgs('exec', '-i', 'ticker', '--', 'sh', '-c', 'cat; echo done >&2; exit 3'), { env: kubectlEnv() });
-      followers.push(child);
-      let stdout = '';
-      let stderr = '';
-      child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('close', (status) => resolve({ status, stdout, stderr }));
-      child.stdin!.end('hello through stdin\n');
-    });
+    // `cat` ends only because the end of kubectl's stdin reaches it: v5's close message, half-closing the SPDY stdin.
+    const r = await run(['exec', '-i', 'ticker', '--', 'sh', '-c', 'cat; echo done >&2; exit 3'], 'hello through stdin\n');
     expect(r.stdout).toBe('hello through stdin\n');
     expect(r.stderr).toContain('done\n');
     expect(r.stderr).toContain('command terminated with exit code 3');
@@ -221,6 +279,26 @@ describe.each(SETUPS)('%s', (_setup, { viaSquid, x509 }) => {
     expect(ok('exec', 'ticker', '--', 'echo', 'no stdin')).toBe('no stdin\n');
     expect(k('exec', 'pair', '--', 'true').stderr).toContain('Defaulted container "a" out of: a, b');
     expect(k('exec', 'pair', '-c', 'zz', '--', 'true').stderr).toContain('container zz is not valid for pod pair');
+    // kubectl used its WebSocket (no fallback to SPDY): the API server translated both ticker sessions (its log
+    // reaches this process a little after kubectl's end).
+    await waitFor('both exec sessions to be logged as translated', () => logged(TRANSLATED_EXEC) - before === 2);
+  });
+
+  test('kubectl exec -i carries a large stdin and output through the translation', async () => {
+    // More than a SPDY window (64 KiB) each way: windows granted back, backpressure instead of loss.
+    const input = Array.from({ length: 20_000 }, (_, i) => `line ${i}\n`).join('');
+    const r = await run(['exec', '-i', 'ticker', '--', 'cat'], input);
+    expect(r.status).toBe(0);
+    expect(r.stdout.length).toBe(input.length);
+    expect(r.stdout).toBe(input);
+  });
+
+  test('with WebSockets turned off kubectl falls back to SPDY, relayed as before', async () => {
+    const before = logged(TRANSLATED_EXEC);
+    const r = await run(['exec', '-i', 'ticker', '--', 'sh', '-c', 'cat; exit 4'], 'over spdy\n', { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' });
+    expect(r.stdout).toBe('over spdy\n');
+    expect(r.status).toBe(4);
+    expect(logged(TRANSLATED_EXEC)).toBe(before);
   });
 
   test('kubectl attach joins a running container\'s stdin and stdout', async () => {
@@ -233,10 +311,12 @@ describe.each(SETUPS)('%s', (_setup, { viaSquid, x509 }) => {
       return attach.out().includes('got ping\n');
     });
     attach.child.kill();
+    expect(logged('Translating pods/attach default/reader: WebSocket v5.channel.k8s.io to SPDY/3.1 v4.channel.k8s.io')).toBeGreaterThan(0);
   });
 
   test('kubectl port-forward carries a connection to a host-network pod\'s port both ways', async () => {
     const podPort = await freePort();
+    webPort = podPort;
     const localPort = await freePort();
     ok('create', '-f', podFile('web', [{ name: 'web', command: ['sh', '-c', `mkdir -p /tmp/www && echo hello-from-pod > /tmp/www/index.html && exec httpd -f -p 127.0.0.1:${podPort} -h /tmp/www`] }], { hostNetwork: true }));
     await waitFor('web to run', () => maybe('get', 'pod', 'web')?.status?.phase === 'Running');
@@ -254,12 +334,44 @@ describe.each(SETUPS)('%s', (_setup, { viaSquid, x509 }) => {
     // A second connection on the same forward.
     expect(await get()).toEqual({ status: 200, body: 'hello-from-pod\n' });
     forward.child.kill();
+    // kubectl's WebSocket tunnel was taken (no fallback to SPDY).
+    expect(logged(TUNNELLED_FORWARD)).toBe(1);
+
+    // The same through kubectl's SPDY fallback: relayed byte for byte, not tunnelled.
+    const spdyPort = await freePort();
+    const spdy = backgroundWith({ KUBECTL_PORT_FORWARD_WEBSOCKETS: 'false' }, 'port-forward', '--address=127.0.0.1', 'pod/web', `${spdyPort}:${podPort}`);
+    await waitFor('the SPDY forward to listen', () => spdy.out().includes(`Forwarding from 127.0.0.1:${spdyPort} -> ${podPort}`));
+    const viaSpdy = await new Promise<string>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: spdyPort, path: '/index.html', agent: false }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve(body));
+      }).on('error', reject);
+    });
+    expect(viaSpdy).toBe('hello-from-pod\n');
+    spdy.child.kill();
+    expect(logged(TUNNELLED_FORWARD)).toBe(1);
+  });
+
+  test('pods/proxy reaches a host-network pod\'s HTTP server; a pod without an address is refused', () => {
+    expect(webPort).toBeGreaterThan(0);
+    expect(ok('get', '--raw', `/api/v1/namespaces/default/pods/web:${webPort}/proxy/index.html`)).toBe('hello-from-pod\n');
+    expect(ok('get', '--raw', `/api/v1/namespaces/default/pods/http:web:${webPort}/proxy/index.html`)).toBe('hello-from-pod\n');
+    // Bound to a node that does not exist: never started, no IP.
+    ok('create', '-f', podFile('nowhere', [{ name: 'c', command: ['true'] }], { nodeName: 'no-such-node' }));
+    expect(k('get', '--raw', `/api/v1/namespaces/default/pods/nowhere:${webPort}/proxy/`).stderr).toContain('Error from server (BadRequest): address not allowed');
+    expect(k('get', '--raw', '/api/v1/namespaces/default/pods/a:b:c:d/proxy/').stderr).toMatch(/Error from server \(BadRequest\): invalid pod request \\?"a:b:c:d\\?"/);
+    expect(k('get', '--raw', `/api/v1/namespaces/default/pods/ghost:${webPort}/proxy/`).stderr).toContain('pods "ghost" not found');
   });
 
   test('the agent was dialled through the cluster egress selection', () => {
     const metrics = ok('get', '--raw', '/metrics');
     const tunnelled = /apiserver_egress_dialer_dial_duration_seconds_count\{[^}]*protocol="http_connect"[^}]*\} [1-9]/.test(metrics);
     expect(tunnelled).toBe(viaSquid);
+    const viaGrpc = /apiserver_egress_dialer_dial_duration_seconds_count\{[^}]*protocol="grpc"[^}]*\} [1-9]/.test(metrics);
+    expect(viaGrpc).toBe(viaKonnectivity);
+    // The fake dialled the agent's port for the API server.
+    if (viaKonnectivity) expect(konnectivity!.dials()).toContain(`127.0.0.1:${cletPort}`);
   });
 
   test('the agent lets in only the callers its set-up allows', async () => {

@@ -23,3 +23,5 @@ export { GarbageCollector, type GarbageCollectorOptions } from './garbage-collec
 export { dependentAction, defaultPolicy, ownerState, blockingDependents, type DependentAction, type DependentFacts, type OwnerState } from './garbage-collector/gc-decisions';
 export { discoverResources, type ApiResource } from './discovery/api-resources';
 export { ResourceQuotaController, sameUsage, type ResourceQuotaControllerOptions } from './resourcequota/resource-quota-controller';
+export { CsrApprovingController, CsrSigningController, CsrCleanerController, TokenCleanerController, type CsrSigningOptions } from './certificates/csr-controllers';
+export { recognize, signerProblem, kubeletClientProblem, kubeletServingProblem, certificateValidity, cleanupReason, BUILTIN_SIGNERS, KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER, APISERVER_CLIENT_SIGNER, type BuiltinSigner } from './certificates/csr-decisions';

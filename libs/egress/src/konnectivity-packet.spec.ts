@@ -24,6 +24,22 @@ test.each<[string, Packet, string]>([
   expect(decodePacket(bytes)).toEqual(packet);
 });
 
+test('a DATA packet with an error and a payload longer than 127 bytes uses multi-byte lengths', () => {
+  const data = Buffer.alloc(200, 0xab);
+  const packet: Packet = { type: PacketType.DATA, data: { connectID: 7n, error: 'bad', data } };
+  const inner = `0807 1203${Buffer.from('bad').toString('hex')} 1ac801${data.toString('hex')}`.replace(/ /g, '');
+  // inner is 2 + 5 + 203 = 210 bytes: length d2 01.
+  const hex = `0804 22d201${inner}`.replace(/ /g, '');
+  expect(encodePacket(packet).toString('hex')).toBe(hex);
+  expect(decodePacket(Buffer.from(hex, 'hex'))).toEqual(packet);
+});
+
+test('a DATA packet without connection id or payload omits those fields', () => {
+  const packet: Packet = { type: PacketType.DATA, data: { connectID: 0n, error: '', data: Buffer.alloc(0) } };
+  expect(encodePacket(packet).toString('hex')).toBe('08042200');
+  expect(decodePacket(encodePacket(packet))).toEqual(packet);
+});
+
 test('a dial id near 2^63 survives the round trip', () => {
   const random = (1n << 63n) - 1n;
   expect(decodePacket(encodePacket({ type: PacketType.DIAL_REQ, dialRequest: { protocol: 'tcp', address: 'a:1', random } })).dialRequest?.random).toBe(random);

@@ -7,6 +7,8 @@ import { PACKET_TYPE_NAMES, PacketType, decodePacket, encodePacket, type Packet 
 import type { EgressMetrics, KonnectivityDialFailureReason } from './metrics';
 
 const PROXY_METHOD = '/ProxyService/Proxy';
+/** Largest DATA payload sent in one packet (see KonnectivityConnection._writev). */
+export const MAX_DATA_BYTES = 1024 * 1024;
 
 export interface KonnectivityDialOptions {
   udsName: string;
@@ -38,6 +40,9 @@ export async function dialKonnectivity(opts: KonnectivityDialOptions, addr: stri
     // Each dial owns its connection, as upstream; a shared subchannel would multiplex unrelated tunnels.
     'grpc.use_local_subchannel_pool': 1,
     'grpc.max_receive_message_length': -1,
+    // Not 'grpc-node.flow_control_window': with it (1, 4 or 16 MiB), grpc-js 1.14.7 stalled both directions of a
+    // tunnel whose first write was 2 MB, against a server advertising 16 MiB windows (the test fake). Correctness
+    // first: the receive window stays grpc-js's default.
   });
   try {
     await waitForReady(client, udsName, combined);
@@ -135,7 +140,7 @@ function shutdownCall(call: Call, client: grpc.Client, graceMs = 1000): void {
 }
 
 /**
- * The established tunnel as a Node stream. Writes become DATA packets (one per write, as upstream); inbound DATA is
+ * The established tunnel as a Node stream. Writes become DATA packets (coalesced/cut, see _writev); inbound DATA is
  * pushed in order with gRPC flow control as back-pressure. `end()`/`destroy()` send CLOSE_REQ and wait for
  * CLOSE_RSP before the gRPC connection is closed. The few net.Socket methods HTTP clients call are provided.
  */
@@ -210,9 +215,38 @@ export class KonnectivityConnection extends Duplex {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this._writev([{ chunk }], callback);
+  }
+
+  /**
+   * Writes queued while the previous packet was on its way go out together: small writes (a TLS record, an HTTP
+   * frame) are coalesced into DATA packets of up to MAX_DATA_BYTES, and larger writes are cut into MAX_DATA_BYTES
+   * pieces (zero-copy), so no packet exceeds what a Go gRPC server accepts by default (4 MiB). Upstream sends one
+   * packet per write; the bytes on the far side are the same.
+   */
+  override _writev(chunks: Array<{ chunk: Buffer }>, callback: (error?: Error | null) => void): void {
     if (this.tunnelClosed) return callback(new Error('tunnel closed'));
     this.touch();
-    if (this.send({ type: PacketType.DATA, data: { connectID: this.connectID, error: '', data: chunk } })) callback();
+    let flowing = true;
+    let group: Buffer[] = [];
+    let size = 0;
+    const flush = () => {
+      if (size === 0) return;
+      const data = group.length === 1 ? group[0] : Buffer.concat(group, size);
+      flowing = this.send({ type: PacketType.DATA, data: { connectID: this.connectID, error: '', data } }) && flowing;
+      group = [];
+      size = 0;
+    };
+    for (const { chunk } of chunks) {
+      for (let offset = 0; offset < chunk.length; offset += MAX_DATA_BYTES) {
+        const piece = chunk.subarray(offset, offset + MAX_DATA_BYTES);
+        if (size + piece.length > MAX_DATA_BYTES) flush();
+        group.push(piece);
+        size += piece.length;
+      }
+    }
+    flush();
+    if (flowing) callback();
     else this.call.once('drain', () => callback());
   }
 

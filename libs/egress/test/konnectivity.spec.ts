@@ -55,6 +55,24 @@ test('DIAL_REQ, DATA and CLOSE_REQ on /ProxyService/Proxy; CLOSE_RSP ends the st
   expect(await metricValue(registry, 'konnectivity_network_proxy_client_stream_packets_total', { segment: 'from_client', packet_type: 'DIAL_REQ' })).toBe(1);
 });
 
+test('a large write is cut into 1 MiB DATA packets; small writes queued together share one packet', async () => {
+  tunnel.mode = { kind: 'echo', connectID: 9 };
+  const stream = await createEgressSelector(config(sock)).dialerFor('cluster').dial('10.0.0.5', 10250);
+  const n = tunnel.streams.length - 1;
+  const big = Buffer.alloc(2.5 * 1024 * 1024, 0x5a);
+  stream.cork();
+  for (const part of ['tls-', 'record-', 'parts']) stream.write(part);
+  stream.uncork();
+  stream.write(big);
+  const echoed = await readBytes(stream, 16 + big.length);
+  expect(echoed.subarray(0, 16).toString()).toBe('tls-record-parts');
+  expect(echoed.subarray(16).equals(big)).toBe(true);
+  stream.destroy();
+  await tunnel.streamEnded(n);
+  const sizes = tunnel.streams[n].filter((p) => p.type === 'DATA').map((p) => p.data!.data.length);
+  expect(sizes).toEqual([16, 1024 * 1024, 1024 * 1024, 512 * 1024]);
+});
+
 test("the tunnel server's dial error is the dial error, word for word (EG-11)", async () => {
   tunnel.mode = { kind: 'dialError', error: 'dial tcp 10.0.0.5:10250: connect: connection refused' };
   const registry = new Registry();

@@ -1,4 +1,5 @@
 // What a KubeClient needs to reach an API server: the address, how to trust it, who to be, and how hard to push.
+import type { RotatingCertificate } from './rotating-certificate';
 
 export interface ClientConfig {
   /** "https://127.0.0.1:6443", no trailing slash (a path prefix is kept: "https://host/k8s"). */
@@ -9,6 +10,12 @@ export interface ClientConfig {
   /** Client certificate and key (PEM). */
   cert?: Buffer;
   key?: Buffer;
+  /**
+   * A client certificate replaced while the client lives (instead of cert/key): each connection uses the newest
+   * pair, and a rotation closes the connections made with the old one, as client-go's connection rotation does
+   * (watches start again with the new certificate). Copies of the config share it.
+   */
+  rotatingCertificate?: RotatingCertificate;
   /** Bearer token. */
   token?: string;
   /** Requests per second of the token bucket every request of this client shares: 0 or unset means 5, negative means no limit (client-go). */

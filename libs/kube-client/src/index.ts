@@ -1,6 +1,7 @@
 // @cl/kube-client: a Kubernetes API client for Node services (the node agent, controllers, hollow nodes).
 export type { ClientConfig } from './client-config';
 export { JSON_MEDIA_TYPE, PROTOBUF_MEDIA_TYPE } from './client-config';
+export { RotatingCertificate, type CertificatePair } from './rotating-certificate';
 export { loadKubeconfig } from './kubeconfig';
 export { ApiError, isNotFound, isConflict, isAlreadyExists, isGone, isInvalid, isResourceExpired, type Status } from './api-error';
 export { KubeClient, DEFAULT_USER_AGENT, type ListResult, type PatchType } from './kube-client';

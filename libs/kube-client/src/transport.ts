@@ -15,7 +15,8 @@ export interface SendOptions {
 }
 
 export class Transport {
-  private readonly agent: http.Agent;
+  private agent: http.Agent;
+  private readonly unsubscribe: (() => void) | undefined;
   private readonly request: typeof http.request;
   private readonly host: string;
   private readonly port: string;
@@ -34,9 +35,21 @@ export class Transport {
     const common = { keepAlive: true, keepAliveMsecs: 30_000, maxSockets: Infinity, maxFreeSockets: 256, scheduling: 'lifo' as const };
     // One TLS context for every connection: given ca/cert/key instead, tls.connect parses them again for each
     // socket, which was most of the CPU (and much of the memory) of opening a thousand watches.
-    this.agent = secure
-      ? new https.Agent({ ...common, secureContext: createSecureContext({ ca: cfg.ca, cert: cfg.cert, key: cfg.key }), rejectUnauthorized: !cfg.insecureSkipTLSVerify })
-      : new http.Agent(common);
+    const pool = () => {
+      if (!secure) return new http.Agent(common);
+      const { cert, key } = cfg.rotatingCertificate?.current() ?? cfg;
+      return new https.Agent({ ...common, secureContext: createSecureContext({ ca: cfg.ca, cert, key }), rejectUnauthorized: !cfg.insecureSkipTLSVerify });
+    };
+    this.agent = pool();
+    // A new certificate: a new pool (its own TLS context and session cache: a resumed session would present the
+    // old certificate again), and the old pool's connections closed so nothing goes on with the old one.
+    this.unsubscribe = secure
+      ? cfg.rotatingCertificate?.onRotate(() => {
+          const old = this.agent;
+          this.agent = pool();
+          old.destroy();
+        })
+      : undefined;
     this.request = secure ? https.request : http.request;
     this.auth = cfg.token ? { Authorization: `Bearer ${cfg.token}` } : {};
   }
@@ -51,6 +64,7 @@ export class Transport {
   }
 
   destroy(): void {
+    this.unsubscribe?.();
     this.agent.destroy();
   }
 }

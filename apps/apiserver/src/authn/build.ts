@@ -10,6 +10,7 @@ import {
   bearerTokenAuthenticator,
   cachedTokenAuthenticator,
   unionAuthenticator,
+  unionTokenAuthenticator,
   websocketProtocolAuthenticator,
   withAuthenticatedGroup,
   x509Authenticator,
@@ -21,6 +22,7 @@ import { ReloadingJwtAuthenticator } from '@cl/jwt-authn';
 import type { Logger } from '../logger';
 import { loopbackAuthenticator, type LoopbackCredential } from './loopback';
 import { instrumentAuthenticator } from './metrics';
+import { serviceAccountBearerAuthenticator } from '../serviceaccount/bearer';
 
 export interface AuthenticationOptions {
   /** `--authentication-config` */
@@ -34,6 +36,10 @@ export interface AuthenticationOptions {
   /** Hashed into the reload metrics' `apiserver_id_hash`. */
   apiServerId?: string;
   log: Logger;
+  /** Bound service account tokens (../serviceaccount, cached there), before the other token authenticators as upstream. */
+  serviceAccounts?: TokenAuthenticator;
+  /** --enable-bootstrap-token-auth: bootstrap tokens, tried before the JWT authenticators (./bootstrap-token). */
+  bootstrapTokens?: TokenAuthenticator;
   /** Test hooks for the reload loop. */
   reloadPollMs?: number;
 }
@@ -125,9 +131,12 @@ export function buildAuthentication(opts: AuthenticationOptions): Authentication
   }
 
   // Upstream adds the bearer-token authenticators only when some token authenticator exists.
-  const tokens: TokenAuthenticator | null = jwt ? cachedTokenAuthenticator(jwt, { successTtlMs: 10_000, failureTtlMs: 0 }) : null;
+  const tokenChain: TokenAuthenticator[] = [...(opts.bootstrapTokens ? [opts.bootstrapTokens] : []), ...(jwt ? [jwt] : [])];
+  const tokens: TokenAuthenticator | null = tokenChain.length ? cachedTokenAuthenticator(unionTokenAuthenticator(tokenChain), { successTtlMs: 10_000, failureTtlMs: 0 }) : null;
   const credentialed: RequestAuthenticator[] = [];
   if (x509) credentialed.push(x509);
+  // Service account tokens before the other token authenticators, as upstream (../serviceaccount/bearer).
+  if (opts.serviceAccounts) credentialed.push(serviceAccountBearerAuthenticator(opts.serviceAccounts));
   if (tokens) credentialed.push(bearerTokenAuthenticator(tokens), websocketProtocolAuthenticator(tokens));
   let authenticator = authenticatedGroupAdder(unionAuthenticator(credentialed));
   const anonymous = config?.anonymous ?? { enabled: opts.anonymousAuth };
@@ -135,10 +144,11 @@ export function buildAuthentication(opts: AuthenticationOptions): Authentication
     authenticator = unionAuthenticator([authenticator, anonymousAuthenticator({ conditions: anonymous.conditions })], { failOnError: true });
   }
   if (opts.loopback) authenticator = unionAuthenticator([loopbackAuthenticator(opts.loopback), authenticator]);
-  const tokenAuthenticator: TokenAuthenticator | null = tokens
+  const reviewTokens = opts.serviceAccounts ? unionTokenAuthenticator(tokens ? [opts.serviceAccounts, tokens] : [opts.serviceAccounts]) : tokens;
+  const tokenAuthenticator: TokenAuthenticator | null = reviewTokens
     ? {
         async authenticateToken(token) {
-          const res = await tokens.authenticateToken(token);
+          const res = await reviewTokens.authenticateToken(token);
           return res ? { ...res, user: withAuthenticatedGroup(res.user) } : null;
         },
       }

@@ -43,6 +43,11 @@ export class NodeAgentClient {
     this.insecure = new DialerHttpsAgent(opts.dialer, { ...identity, rejectUnauthorized: false, keepAlive: false });
   }
 
+  /** The `cluster` egress dialer, for what goes to pods rather than to the agent (pods/proxy). */
+  get dialer(): Dialer {
+    return this.opts.dialer;
+  }
+
   /** Sends a request to the agent and resolves with its response once the headers arrived; the body is left to stream. */
   request(node: NodeConnection, r: NodeAgentRequest): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {

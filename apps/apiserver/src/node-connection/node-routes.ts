@@ -1,5 +1,5 @@
 // The routes that reach a node's agent: pods/log (a streamed GET of /containerLogs), pods/exec, attach and
-// portforward (upgraded connections relayed byte for byte) and nodes/proxy (any request relayed to the agent's
+// portforward (WebSocket clients translated to SPDY, SPDY clients relayed byte for byte) and nodes/proxy (any request relayed to the agent's
 // own path). They sit before the resource API's route, which serves the other
 // subresources of pods and nodes, and are long-running: a followed log lives as long as its caller wants it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,6 +13,10 @@ import { containerLogsPath, logContainer, podLogOptions, type PodForLogs } from 
 import { agentErrorStatus } from './agent-errors';
 import { streamLocation, type PodStreamKind } from './stream-location';
 import { relayUpgrade, upgradeRequestHead } from './upgrade-relay';
+import { PodProxyClient, podProxyLocation, splitSchemeNamePort, type NodeForPodProxy, type PodForProxy } from './pod-proxy';
+import { isWebSocketRequest, offeredProtocols } from './websocket-server';
+import { remoteCommandStreams, translateRemoteCommand, V5_CHANNEL_PROTOCOL } from './stream-translator';
+import { PORT_FORWARD_TUNNEL_PROTOCOL, tunnelPortForward } from './stream-translator-tunnel';
 
 export interface NodeRoutesOptions {
   /** The served stores once the resource API is mounted (undefined before). */
@@ -25,6 +29,7 @@ export interface NodeRoutesOptions {
 const POD_LOG = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/log$/;
 const POD_STREAM = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/(exec|attach|portforward)$/;
 const NODE_PROXY = /^\/api\/v1\/nodes\/([^/]+)\/proxy(\/.*)?$/;
+const POD_PROXY = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/proxy(\/.*)?$/;
 
 function storeOf(opts: NodeRoutesOptions, plural: string): ResourceStore {
   const s = opts.stores()?.find((x) => x.def.group === '' && x.def.plural === plural);
@@ -119,26 +124,73 @@ async function serveNodeProxy(opts: NodeRoutesOptions, ctx: RequestContext, node
 }
 
 /**
- * exec, attach and port-forward: the SPDY upgrade relayed to the agent. WebSocket requests (kubectl 1.33's first
- * try) are refused before any byte reaches the agent: the agent's runtime speaks neither v5.channel.k8s.io nor
- * tunnelled port-forward, and a refused WebSocket handshake is what makes kubectl fall back to SPDY.
+ * exec, attach and port-forward. kubectl 1.33 first asks for a WebSocket: exec and attach with
+ * `v5.channel.k8s.io` are translated to a SPDY session with the agent (stream-translator.ts), port-forward with
+ * `SPDY/3.1+portforward.k8s.io` is tunnelled to a SPDY upgrade of the agent (stream-translator-tunnel.ts). Any
+ * other upgrade (SPDY/3.1, kubectl's fallback, or a WebSocket without those protocols) is relayed to the agent
+ * byte for byte, as upstream's UpgradeAwareHandler does.
  */
 async function servePodStream(opts: NodeRoutesOptions, ctx: RequestContext, namespace: string, name: string, kind: PodStreamKind): Promise<void> {
   if (!ctx.upgrade) throw apiErrors.badRequest('Upgrade request required');
-  if (String(ctx.req.headers.upgrade ?? '').toLowerCase() === 'websocket') {
-    throw apiErrors.badRequest(`unable to upgrade connection: WebSocket streaming of pods/${kind} is not supported by this server, use SPDY/3.1`);
-  }
   const pod = (await storeOf(opts, 'pods').get(namespace, name)) as PodForLogs;
-  const path = streamLocation(kind, pod, new URL(ctx.req.url ?? '/', 'http://x').searchParams);
+  const query = new URL(ctx.req.url ?? '/', 'http://x').searchParams;
+  const path = streamLocation(kind, pod, query);
   const node = await connectionTo(opts, pod.spec!.nodeName!);
+  const protocols = isWebSocketRequest(ctx.req) ? offeredProtocols(ctx.req) : [];
+  const what = `pods/${kind} ${namespace}/${name}`;
+  if (kind !== 'portforward' && protocols.includes(V5_CHANNEL_PROTOCOL)) {
+    const dialAgent = () => opts.client.connect(node);
+    return translateRemoteCommand({ req: ctx.req, res: ctx.res, client: ctx.upgrade, dialAgent, node, path, streams: remoteCommandStreams(query), log: opts.log, what });
+  }
   let agent: Duplex;
   try {
     agent = await opts.client.connect(node);
   } catch (e) {
-    opts.log(`Error dialing node agent for pods/${kind} ${namespace}/${name}: ${(e as Error).message}`);
+    opts.log(`Error dialing node agent for ${what}: ${(e as Error).message}`);
     return writeStatus(ctx.req, ctx.res, statusFailure(500, 'InternalError', `Internal error occurred: error dialing backend: ${(e as Error).message}`));
   }
+  if (kind === 'portforward' && protocols.includes(PORT_FORWARD_TUNNEL_PROTOCOL)) {
+    return tunnelPortForward({ req: ctx.req, res: ctx.res, client: ctx.upgrade, agent, node, path, log: opts.log, what });
+  }
   return relayUpgrade(ctx.req, ctx.res, ctx.upgrade, agent, upgradeRequestHead(ctx.req, node, path));
+}
+
+/** The caller's headers for a proxied request: no hop-by-hop ones, no credentials or impersonation (they were for this server). */
+function forwardedHeaders(req: IncomingMessage): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined || HOP_BY_HOP.has(k) || k === 'host' || k === 'authorization' || k.startsWith('impersonate-')) continue;
+    headers[k] = v;
+  }
+  if (req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
+  return headers;
+}
+
+async function servePodProxy(opts: NodeRoutesOptions, proxy: PodProxyClient, ctx: RequestContext, namespace: string, id: string, rest: string | undefined): Promise<void> {
+  const target = splitSchemeNamePort(decodeURIComponent(id));
+  if (!target) throw apiErrors.badRequest(`invalid pod request ${JSON.stringify(decodeURIComponent(id))}`);
+  const pod = (await storeOf(opts, 'pods').get(namespace, target.name)) as PodForProxy;
+  const nodeName = pod.spec?.nodeName;
+  const node = pod.spec?.hostNetwork && nodeName ? ((await storeOf(opts, 'nodes').get('', nodeName).catch(() => undefined)) as NodeForPodProxy | undefined) : undefined;
+  const { host, port } = podProxyLocation(pod, node, target);
+  const path = `${rest ?? '/'}${new URL(ctx.req.url ?? '/', 'http://x').search}`;
+  const method = ctx.req.method ?? 'GET';
+  const headers = { ...forwardedHeaders(ctx.req), host: hostPort({ host, port }) };
+  await new Promise<void>((resolve) => {
+    const out = proxy.request(target.scheme, host, port, method, path, headers);
+    out.once('response', (res) => {
+      relay(res, ctx.res, copiedHeaders(res));
+      res.once('close', resolve);
+    });
+    out.once('error', (e) => {
+      opts.log(`Error proxying to pod ${namespace}/${target.name}: ${e.message}`);
+      if (ctx.res.headersSent) ctx.res.destroy();
+      else writeStatus(ctx.req, ctx.res, statusFailure(500, '', `error trying to reach service: ${e.message}`));
+      resolve();
+    });
+    if (method !== 'GET' && method !== 'HEAD') ctx.req.pipe(out);
+    else out.end();
+  });
 }
 
 function readLimited(res: IncomingMessage, limit: number): Promise<string> {
@@ -158,7 +210,18 @@ function readLimited(res: IncomingMessage, limit: number): Promise<string> {
 }
 
 export function nodeConnectionRoutes(opts: NodeRoutesOptions): Route[] {
+  let podProxy: PodProxyClient | undefined;
   return [
+    {
+      pathClass: '/api/v1/namespaces/{namespace}/pods/{name}/proxy',
+      longRunning: true,
+      matches: (_method, path) => POD_PROXY.test(path),
+      handle: (ctx) => {
+        const [, ns, id, rest] = POD_PROXY.exec(ctx.path)!;
+        podProxy ??= new PodProxyClient(opts.client.dialer);
+        return servePodProxy(opts, podProxy, ctx, ns, id, rest).catch((e: unknown) => fail(ctx, e));
+      },
+    },
     {
       pathClass: '/api/v1/namespaces/{namespace}/pods/{name}/log',
       longRunning: true,

@@ -7,6 +7,9 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { hostPort, type NodeConnection } from './node-address';
 
+/** How long a stream's last bytes may take to reach a slow caller once the agent has closed its side. */
+const FLUSH_GRACE_MS = 30_000;
+
 /** Headers that are this server's business only: its credentials, impersonation and the hop's own host. */
 const DROPPED = (name: string) => name === 'host' || name === 'authorization' || name.startsWith('impersonate-');
 
@@ -39,7 +42,14 @@ export function relayUpgrade(req: IncomingMessage, res: ServerResponse, client: 
       res.emit('close');
       resolve();
     };
-    agent.once('close', close);
+    // The agent finished: its last bytes may still sit in the caller socket's buffer (a slow reader), so the
+    // caller's side ends once they are flushed rather than being destroyed with them.
+    agent.once('close', () => {
+      if (client.socket.destroyed || client.socket.writableFinished) return close();
+      client.socket.end();
+      client.socket.once('finish', close);
+      setTimeout(close, FLUSH_GRACE_MS).unref();
+    });
     agent.once('error', close);
     client.socket.once('close', close);
     client.socket.once('error', close);

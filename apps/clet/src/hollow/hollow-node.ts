@@ -15,6 +15,7 @@ import { loopLog } from '../pods/pod-manager';
 import { ProbeManager } from '../pods/probe-manager';
 import type { RuntimeSpecContext } from '../pods/runtime-spec';
 import { FakeCri } from './fake-cri';
+import { noopVolumeStep } from '../volumes';
 
 export interface HollowNodeOptions {
   api: ClientConfig;
@@ -69,7 +70,8 @@ export class HollowNode {
       nodeIP,
       security: { seccompDefault: false, seccompProfileRoot: path.join(o.dir, 'seccomp') },
     };
-    const runtime = new PodRuntime(cri, new ImagePuller(cri, { serialize: false, qps: 0, burst: 0 }, o.log, events), ctx, o.log, events);
+    // No volume files and no token requests: a hollow node only simulates its pods (README, "Hollow nodes").
+    const runtime = new PodRuntime(cri, new ImagePuller(cri, { serialize: false, qps: 0, burst: 0 }, o.log, events), ctx, o.log, events, noopVolumeStep);
     this.probes = new ProbeManager(cri, new Registry(), { unhealthy: () => undefined, changed: (uid) => this.loop.requestSync(uid) }, o.log);
     const lifecycle = new CriPodLifecycle({ cri, runtime, probes: this.probes, nodeIP, runtimeName: 'hollow' });
     this.agent = new NodeAgent({

@@ -2,6 +2,7 @@
 // (--cl-api-qps/--cl-api-burst, --cl-api-content-type), one for events (eventRecordQPS/eventBurst, as
 // upstream's separate event client), the node library for registration, status, lease, pods and mirrors,
 // and the facts of this host for the node's status.
+import { clientApiObjects, type ApiObjects } from '../volumes';
 import { hostname as osHostname } from 'node:os';
 import type { CriClient } from '@cl/cri';
 import { KubeClient, createEventRecorder, eventSinkFor, type ClientConfig } from '@cl/kube-client';
@@ -34,6 +35,8 @@ export interface ClusterMembership {
   reports: PodReports;
   /** Reads a secret of the pod's namespace for its imagePullSecrets, with the node's client. */
   secrets: SecretGetter;
+  /** Secrets, config maps and service account tokens for pods' volumes and environment (../volumes). */
+  apiObjects: ApiObjects;
   start(): void;
   stop(): Promise<void>;
 }
@@ -101,6 +104,7 @@ export function joinCluster(o: JoinOptions): ClusterMembership {
       nodeEvent: (type, reason, message) => recorder.event({ kind: 'Node', name: o.nodeName, uid: o.nodeName }, type, reason, message),
     },
     secrets: (namespace, name) => client.get(`/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`),
+    apiObjects: clientApiObjects(client),
     start() {
       agent.start().catch((e: Error) => log('Node agent failed to start', { err: e.message }, 'E'));
     },

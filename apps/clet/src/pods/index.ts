@@ -78,6 +78,8 @@ export interface PodManagerOptions {
   imageCredentials?: ImagePullerOptions['credentials'];
   /** API-server mode: reads the secrets a pod names in spec.imagePullSecrets (tried before imageCredentials). */
   pullSecrets?: ImagePullerOptions['secrets'];
+  /** Set in API-server mode: secrets, config maps and tokens for volumes and environment (../volumes). */
+  apiObjects?: import('../volumes').ApiObjects;
 }
 
 export interface PodManager {

@@ -1,6 +1,7 @@
 // The node agent's pods, wired: the static pod sources and the API server feed the node library's sync loop, whose
 // runtime is containerd through CRI (CriPodLifecycle). Around the loop, the chores only a container runtime has:
 // container GC, image GC and log rotation, each on its own period; and --runonce, which syncs each pod itself.
+import { ApiVolumeStep, removeApiVolumes } from '../volumes';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -89,6 +90,8 @@ export class CriPodManager implements PodManager {
       sync: (pod) => (this.evictedBefore(pod) ? this.syncEvicted(pod) : this.connected().sync(pod)),
       kill: async (uid, pod) => {
         const after = await this.connected().kill(uid, pod);
+        // The pod is going away: its secret, config map and token files leave the disk with it.
+        removeApiVolumes(podDir(this.ctx, uid));
         // An evicted pod keeps its Failed/Evicted status when the API server deletes it; one no source wants is forgotten.
         const final = pod ? this.evicted.get(uid)?.final : undefined;
         if (!pod) this.evicted.delete(uid);
@@ -122,7 +125,7 @@ export class CriPodManager implements PodManager {
     const runtimeName = (await cri.version()).runtimeName || 'containerd';
     const events = this.opts.reports?.events;
     const puller = new ImagePuller(cri, { serialize: c.serializeImagePulls ?? true, qps: c.registryPullQPS ?? 5, burst: c.registryBurst ?? 10, credentials: this.opts.imageCredentials, secrets: this.opts.pullSecrets }, this.log, events);
-    this.runtime = new PodRuntime(cri, puller, this.ctx, this.log, events);
+    this.runtime = new PodRuntime(cri, puller, this.ctx, this.log, events, new ApiVolumeStep(this.opts.apiObjects));
     this.probes = new ProbeManager(cri, this.opts.probeMetrics ?? new Registry(), {
       unhealthy: (pod, container, id, type, grace, message) => {
         this.log(logLine(`Container ${container.name} failed ${type.toLowerCase()} probe, will be restarted`, { pod: podFullName(pod), containerID: id, message }));

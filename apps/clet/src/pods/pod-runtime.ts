@@ -14,10 +14,11 @@ import { logLine, type LogFn } from './log';
 import {
   ANN_CONTAINER_HASH, ANN_PRESTOP, ANN_RESTART_COUNT, LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID,
   RuntimeSpecContext, containerConfig,
-  containerHash, legacyLogSymlink, podLogDir, prepareVolumes, sandboxConfig,
+  containerHash, legacyLogSymlink, podDir, podLogDir, prepareVolumes, sandboxConfig,
 } from './runtime-spec';
 import { runAsNonRootViolation } from './security-context';
 import { runHook, type LifecycleHandler } from './lifecycle-hooks';
+import { ApiVolumeStep, type PodVolumeStep, type ResolvedEnv } from '../volumes';
 
 /** What the runtime holds for one pod; sandboxes and containers newest first. */
 export interface PodRuntimeState {
@@ -60,6 +61,8 @@ export function newSyncState(): PodSyncState {
 }
 
 const MIN_GRACE_SECONDS = 2;
+/** How soon a pod whose volumes or environment could not be set up is tried again (the objects may appear). */
+const API_OBJECT_RETRY_MS = 2_000;
 const POST_START_BUDGET_SECONDS = 120;
 
 /** A grace period that replaces the pod's for one kill (an eviction's), keyed by the pod object handed to the kill. */
@@ -95,7 +98,8 @@ export class PodRuntime {
   readonly backoff = new Backoff();
 
   constructor(private readonly cri: CriClient, private readonly images: ImagePuller, private readonly ctx: RuntimeSpecContext,
-    private readonly log: LogFn, private readonly events: PodEventFn = noPodEvents) {}
+    private readonly log: LogFn, private readonly events: PodEventFn = noPodEvents,
+    private readonly volumeStep: PodVolumeStep = new ApiVolumeStep(undefined)) {}
 
   /** The pod's sandboxes and containers; `wantIP` false skips PodSandboxStatus (host-network pods use the node IP). */
   async state(uid: string, wantIP = true): Promise<PodRuntimeState> {
@@ -134,6 +138,21 @@ export class PodRuntime {
       return this.state(uid, wantIP);
     }
     ss.retryAt = 0;
+    // Volumes first, as upstream's WaitForAttachAndMount: a pod whose API-object volumes cannot be written
+    // waits in ContainerCreating (FailedMount event) and is tried again; nothing of it is started or restarted.
+    let apiVolumes: Map<string, string>;
+    try {
+      apiVolumes = await this.volumeStep.setUp(pod, podDir(this.ctx, uid));
+    } catch (e) {
+      const message = (e as Error).message;
+      this.log(logLine('Unable to attach or mount volumes', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, err: message }));
+      this.events(pod, 'Warning', 'FailedMount', message);
+      for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
+        if (!st.containers.some((x) => x.labels[LABEL_CONTAINER_NAME] === c.name && x.state === 'CONTAINER_RUNNING')) ss.waiting.set(c.name, { reason: 'ContainerCreating', message });
+      }
+      ss.retryAt = Date.now() + API_OBJECT_RETRY_MS;
+      return st;
+    }
     const newest = st.sandboxes[0];
     const readyCount = st.sandboxes.filter((s) => s.state === 'SANDBOX_READY').length;
     const needSandbox = !newest || newest.state !== 'SANDBOX_READY' || readyCount > 1 || (!pod.spec.hostNetwork && !st.sandboxIP);
@@ -178,6 +197,7 @@ export class PodRuntime {
     let volumes: Map<string, string>;
     try {
       volumes = prepareVolumes(this.ctx, pod);
+      for (const [name, dir] of apiVolumes) volumes.set(name, dir);
     } catch (e) {
       for (const c of pod.spec.containers) ss.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: (e as Error).message });
       throw e;
@@ -319,9 +339,21 @@ export class PodRuntime {
       this.log(logLine('Error creating container', { pod: pod.metadata.name, container: c.name }, { severity: 'E', err: nonRoot }));
       return;
     }
+    let apiEnv: ResolvedEnv;
+    try {
+      apiEnv = await this.volumeStep.containerEnv(pod, c);
+    } catch (e) {
+      const message = (e as Error).message;
+      ss.waiting.set(c.name, { reason: 'CreateContainerConfigError', message });
+      this.events(pod, 'Warning', 'Failed', `Error: ${message}`, containerFieldPath(pod, c));
+      this.log(logLine('Error creating container', { pod: pod.metadata.name, container: c.name }, { severity: 'E', err: message }));
+      ss.retryAt = ss.retryAt ? Math.min(ss.retryAt, Date.now() + API_OBJECT_RETRY_MS) : Date.now() + API_OBJECT_RETRY_MS;
+      return;
+    }
+    for (const w of apiEnv.warnings) this.events(pod, 'Warning', w.reason, w.message, containerFieldPath(pod, c));
     let id: string;
     try {
-      const cfg = containerConfig(this.ctx, pod, c, imageRef, restartCount, podIP, volumes);
+      const cfg = containerConfig(this.ctx, pod, c, imageRef, restartCount, podIP, volumes, apiEnv);
       id = await this.cri.createContainer(sandboxId, cfg, sb);
     } catch (e) {
       ss.waiting.set(c.name, { reason: 'CreateContainerError', message: (e as Error).message });

@@ -9,6 +9,7 @@ import { canonicalJson } from './decode';
 import { linuxResources, parseQuantity } from './quantity';
 import { milliCpuToQuota } from '../cgroups/resources';
 import { appArmorOf, containerSecurity, sandboxSecurity, sandboxSysctls, type SecurityOptions } from './security-context';
+import { EMPTY_ENV, type ResolvedEnv } from '../volumes/env';
 
 export const LABEL_POD_NAME = 'io.kubernetes.pod.name';
 export const LABEL_POD_NAMESPACE = 'io.kubernetes.pod.namespace';
@@ -233,9 +234,17 @@ export interface ContainerStart { config: ContainerConfig; logPath: string }
 
 /** The CreateContainer config for one start of `c` (restartCount numbers the instance). */
 export function containerConfig(ctx: RuntimeSpecContext, pod: Pod, c: Container, imageRef: string, restartCount: number,
-  podIP: string, volumes: Map<string, string>): ContainerConfig {
+  podIP: string, volumes: Map<string, string>, apiEnv: ResolvedEnv = EMPTY_ENV): ContainerConfig {
   const env = new Map<string, string>();
+  // envFrom first, then env entries (which win), as upstream's makeEnvironmentVariables.
+  for (const [k, v] of apiEnv.fromSources) env.set(k, v);
   for (const e of c.env ?? []) {
+    if (e.valueFrom?.secretKeyRef || e.valueFrom?.configMapKeyRef) {
+      // Resolved by the volume step; absent means an optional reference to something missing: no variable.
+      const v = apiEnv.refs.get(e.name);
+      if (v !== undefined) env.set(e.name, v);
+      continue;
+    }
     const v = e.valueFrom?.fieldRef ? fieldRefValue(pod, e.valueFrom.fieldRef.fieldPath, podIP, ctx.nodeIP) : expandVars(e.value ?? '', env);
     env.set(e.name, v);
   }

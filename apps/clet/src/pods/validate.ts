@@ -99,12 +99,21 @@ function forbiddenReferences(pod: Pod): string[] {
     if (v.persistentVolumeClaim) refs.push(`PersistentVolumeClaim volume "${v.name}"`);
     if (v.csi) refs.push(`CSI volume "${v.name}"`);
     if (v.ephemeral) refs.push(`Ephemeral volume "${v.name}"`);
+    for (const src of ((v.projected as { sources?: Array<Record<string, unknown>> } | undefined)?.sources ?? [])) {
+      if (src.configMap) refs.push(`configMap projected volume "${v.name}"`);
+      if (src.secret) refs.push(`secret projected volume "${v.name}"`);
+      if (src.serviceAccountToken) refs.push(`serviceAccountToken projected volume "${v.name}"`);
+    }
   }
   for (const c of [...(pod.spec.containers ?? []), ...(pod.spec.initContainers ?? [])]) {
     for (const e of c.env ?? []) {
       const from = e.valueFrom as { secretKeyRef?: { name?: string }; configMapKeyRef?: { name?: string } } | undefined;
       if (from?.secretKeyRef) refs.push(`Secret "${from.secretKeyRef.name ?? ''}"`);
       if (from?.configMapKeyRef) refs.push(`ConfigMap "${from.configMapKeyRef.name ?? ''}"`);
+    }
+    for (const f of (c.envFrom ?? []) as Array<{ secretRef?: { name?: string }; configMapRef?: { name?: string } }>) {
+      if (f.secretRef) refs.push(`Secret "${f.secretRef.name ?? ''}"`);
+      if (f.configMapRef) refs.push(`ConfigMap "${f.configMapRef.name ?? ''}"`);
     }
   }
   return [...new Set(refs)].sort();

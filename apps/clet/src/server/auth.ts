@@ -13,6 +13,7 @@ import {
   type Attributes,
   type Authorizer,
   type RequestAuthenticator,
+  type TokenAuthenticator,
   type UserInfo,
 } from '@cl/auth';
 import { parseDuration } from '@cl/flags';
@@ -33,13 +34,24 @@ export function buildAuth(kc: CletConfiguration, clientCA: Buffer | null, api: A
   if (kc.authentication.webhook.enabled) {
     if (!api) throw new Error('no client provided, cannot use webhook authentication');
     const ttl = parseDuration(kc.authentication.webhook.cacheTTL);
-    const tokens = webhookTokenAuthenticator({
+    const reviews = (cert: Buffer | undefined, key: Buffer | undefined) => webhookTokenAuthenticator({
       url: `${api.server}/apis/authentication.k8s.io/v1/tokenreviews`,
       ca: api.ca,
-      cert: api.cert,
-      key: api.key,
+      cert,
+      key,
       bearerToken: api.token,
     });
+    // With --rotate-certificates the reviews go out with the node's newest client certificate.
+    const rotating = api.rotatingCertificate;
+    let made = { pair: rotating?.current(), reviews: reviews(rotating?.current().cert ?? api.cert, rotating?.current().key ?? api.key) };
+    const tokens: TokenAuthenticator = rotating
+      ? {
+          authenticateToken: (token) => {
+            if (made.pair !== rotating.current()) made = { pair: rotating.current(), reviews: reviews(rotating.current().cert, rotating.current().key) };
+            return made.reviews.authenticateToken(token);
+          },
+        }
+      : made.reviews;
     authenticators.push(bearerTokenAuthenticator(ttl > 0 ? cachedTokenAuthenticator(tokens, { successTtlMs: ttl, failureTtlMs: ttl }) : tokens));
   }
   let authenticator: RequestAuthenticator = authenticatedGroupAdder(unionAuthenticator(authenticators));

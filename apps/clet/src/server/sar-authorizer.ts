@@ -66,8 +66,9 @@ function post(opts: SarAuthorizerOptions, body: string): Promise<{ status: numbe
           ...(c.token ? { Authorization: `Bearer ${c.token}` } : {}),
         },
         ca: c.ca,
-        cert: c.cert,
-        key: c.key,
+        // With --rotate-certificates, the node's newest client certificate.
+        cert: c.rotatingCertificate?.current().cert ?? c.cert,
+        key: c.rotatingCertificate?.current().key ?? c.key,
         rejectUnauthorized: !c.insecureSkipTLSVerify,
         timeout: opts.timeoutMs ?? 30_000,
       },

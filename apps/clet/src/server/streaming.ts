@@ -25,6 +25,8 @@ export function markUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer):
 }
 
 const GRPC_NOT_FOUND = 5;
+/** How long a stream's last bytes may take to reach a slow client once the runtime has closed its side. */
+const FLUSH_GRACE_MS = 30_000;
 const GRPC_RESOURCE_EXHAUSTED = 8;
 
 /** streaming.WriteError: a runtime NotFound is 404, ResourceExhausted 429, anything else 500. */
@@ -180,12 +182,22 @@ function proxyUpgrade(req: IncomingMessage, res: ServerResponse, up: Upgrade, ta
       if (up.head.length > 0) backend.write(up.head);
       backend.pipe(up.socket);
       up.socket.pipe(backend);
+      let done = false;
       const close = () => {
+        if (done) return;
+        done = true;
         backend.destroy();
         up.socket.destroy();
         resolve();
       };
-      backend.once('close', close);
+      // The runtime finished: what it wrote last may still sit in the client socket's buffer (a slow reader), so
+      // the client side ends after it is flushed rather than being destroyed with it.
+      backend.once('close', () => {
+        if (up.socket.destroyed || up.socket.writableFinished) return close();
+        up.socket.end();
+        up.socket.once('finish', close);
+        setTimeout(close, FLUSH_GRACE_MS).unref();
+      });
       up.socket.once('close', close);
       up.socket.once('error', close);
       // --streaming-connection-idle-timeout: every byte either way passes through the client's socket, so its

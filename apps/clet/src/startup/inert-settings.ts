@@ -12,10 +12,7 @@ const goMap = (m: Record<string, string>) => `map[${Object.keys(m).sort().map((k
 export function checkInertSettings(kc: CletConfiguration, flags: CletFlags, defaults: CletConfiguration): string[] {
   const errs: string[] = [];
   const rows: Array<[boolean, string]> = [
-    [flags.bootstrapClconfig !== '', notHere(`--bootstrap-clconfig=${flags.bootstrapClconfig}`, 'it does not request a client certificate (TLS bootstrapping); give a ready --clconfig')],
     [flags.cloudProvider !== '', notHere(`--cloud-provider=${flags.cloudProvider}`, 'it has no cloud provider integration (no uninitialized taint, no cloud node name); leave it empty')],
-    [kc.rotateCertificates, notHere('--rotate-certificates', 'it does not rotate its client certificate through CertificateSigningRequests; leave it false')],
-    [kc.serverTLSBootstrap, notHere('--rotate-server-certificates', 'it does not request serving certificates through CertificateSigningRequests; give --tls-cert-file/--tls-private-key-file or let it self-sign')],
     [kc.enableContentionProfiling, notHere('--contention-profiling', 'it serves no profiling endpoints to collect block profiles from; leave it false')],
     [kc.volumePluginDir !== defaults.volumePluginDir, notHere(`--volume-plugin-dir=${kc.volumePluginDir}`, 'it runs no FlexVolume plugins; leave the default')],
     [kc.volumeStatsAggPeriod !== defaults.volumeStatsAggPeriod, notHere(`--volume-stats-agg-period=${kc.volumeStatsAggPeriod}`, 'it does not aggregate volume usage on a period; leave the default')],

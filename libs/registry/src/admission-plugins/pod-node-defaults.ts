@@ -1,10 +1,7 @@
 // Admission plugins that shape pods and nodes on create, as upstream's (plugin/pkg/admission):
 // DefaultTolerationSeconds (pods tolerate not-ready and unreachable nodes for 300 s), TaintNodesByCondition
-// (a new node starts tainted not-ready until its agent reports Ready), ServiceAccount (a pod runs as `default`
-// unless it names another, which must exist).
-import { apiErrors } from '@cl/apimachinery';
+// (a new node starts tainted not-ready until its agent reports Ready). ServiceAccount is in ./service-account.
 import type { AdmissionPlugin } from '../admission';
-import type { ResourceStore } from '../resource-store';
 
 interface Toleration {
   key?: string;
@@ -46,25 +43,6 @@ export function taintNodesByCondition(): AdmissionPlugin {
       const spec = ((a.object as { spec?: { taints?: Array<{ key?: string; effect?: string }> } }).spec ??= {});
       const taints = (spec.taints ??= []);
       if (!taints.some((t) => t.key === NOT_READY && t.effect === 'NoSchedule')) taints.push({ key: NOT_READY, effect: 'NoSchedule' });
-    },
-  };
-}
-
-export function serviceAccountAdmission(serviceAccounts: ResourceStore): AdmissionPlugin {
-  return {
-    name: 'ServiceAccount',
-    mutate(a) {
-      if (!isPodCreate(a) || !a.object) return;
-      const spec = ((a.object as { spec?: { serviceAccountName?: string; serviceAccount?: string } }).spec ??= {});
-      spec.serviceAccountName ||= spec.serviceAccount || 'default';
-    },
-    async validate(a) {
-      if (!isPodCreate(a) || !a.object) return;
-      // Mirror pods of static pods run as whatever their node says; upstream does not check them.
-      if (a.object.metadata?.annotations?.['kubernetes.io/config.mirror'] !== undefined) return;
-      const name = (a.object as { spec?: { serviceAccountName?: string } }).spec?.serviceAccountName ?? 'default';
-      const found = serviceAccounts.cache.get(serviceAccounts.key(a.namespace, name)) ?? (await serviceAccounts.get(a.namespace, name).catch(() => undefined));
-      if (!found) throw apiErrors.forbidden(a.resource, a.name, `service account ${a.namespace}/${name} was not found, retry after the service account is created`);
     },
   };
 }

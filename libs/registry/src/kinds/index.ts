@@ -16,6 +16,7 @@ import { resourceQuotaStrategy } from './resource-quotas';
 import { deploymentStrategy } from './deployments';
 import { replicaSetStrategy } from './replicasets';
 import { podEphemeralContainersView } from './ephemeral-containers';
+import { certificateSigningRequest, csrStrategy } from './certificates';
 
 export interface BuiltinOptions {
   /** How long events live (--event-ttl), in seconds. */
@@ -50,6 +51,7 @@ export function builtinKinds(opts: BuiltinOptions): BuiltinKind[] {
     { def: clusterRole, strategy: clusterRoleStrategy },
     { def: roleBinding, strategy: roleBindingStrategy },
     { def: clusterRoleBinding, strategy: clusterRoleBindingStrategy },
+    { def: certificateSigningRequest, strategy: csrStrategy },
   ] as BuiltinKind[];
 }
 
@@ -60,3 +62,4 @@ export function builtinResources(store: Store, opts: BuiltinOptions): ResourceSt
 export { NAMESPACE_FINALIZER } from './namespaces';
 export { podEphemeralContainersView } from './ephemeral-containers';
 export { replicasScaleView } from './scale';
+export { certificateSigningRequest, csrAdmission, csrCondition, validateCsr, KEY_USAGES, type CertificateSigningRequest, type CsrCondition } from './certificates';

@@ -1,0 +1,7 @@
+// The node agent's API-object volumes and environment (secret, configMap, projected, downwardAPI; envFrom and
+// key references), written atomically under the pod directory.
+export { ApiVolumeStep, VolumeSetUpError, noopVolumeStep, removeApiVolumes, volumeKind, type PodVolumeStep } from './volume-step';
+export { clientApiObjects, type ApiObjects, type ObjectClient } from './api-objects';
+export { EMPTY_ENV, type ResolvedEnv } from './env';
+export { TokenManager, requiresRefresh } from './token-manager';
+export { writeAtomically, DATA_DIR, type Payload } from './atomic-writer';
