@@ -158,7 +158,10 @@ export class KonnectivityConnection extends Duplex {
     private readonly send: (p: Packet) => boolean,
     private readonly closeTimeoutMs: number,
   ) {
-    super({ allowHalfOpen: false });
+    // No autoDestroy: a TLS socket over this stream (the API server to a node agent) is destroyed as soon as this
+    // stream emits close, dropping what it decrypted but its reader (paused by back-pressure) has not taken yet;
+    // so close waits for destroy(), which the TLS socket (or an HTTP client) calls once it is done with the bytes.
+    super({ allowHalfOpen: false, autoDestroy: false });
     call.on('data', (p: Packet) => this.onPacket(p));
     call.on('end', () => this.onTunnelEnd());
     call.on('error', () => this.onTunnelEnd());

@@ -127,7 +127,8 @@ export class SpdyClientSession extends EventEmitter {
 
   /** @internal */
   writeRaw(frame: Buffer): boolean {
-    if (this.closed) return true;
+    // Once the connection is ended (the peer ended first, or close()), nothing more can go out.
+    if (this.closed || this.socket.writableEnded) return true;
     return this.socket.write(frame);
   }
 
