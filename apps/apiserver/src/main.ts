@@ -6,6 +6,7 @@ import { createTracing } from '@cl/tracing';
 import type { UserInfo } from '@cl/auth';
 import { AuthenticationSetupError, authenticationGroup, authenticationGroupVersions, authenticationRoutes, buildAuthentication, discoveryRoutes, newLoopbackCredential, type DiscoveryGroup } from './authn';
 import { buildAuthorization } from './authz';
+import { enabledAdmissionPlugins } from './admission';
 import { BootstrapTokenAuthenticator } from './authn/bootstrap-token';
 import { loadConfigFiles, initializeAdmission } from './config-files';
 import { inProcessScheduler } from './in-process';
@@ -71,7 +72,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   // The credential of the server's own clients: made for this run only, never written anywhere.
   const loopback = newLoopbackCredential();
   // Service account tokens: the keys load (or are generated in --cert-dir) before anything binds.
-  const serviceAccounts = optionErrors === 0 ? buildServiceAccounts(cl.options.serviceAccounts, cl.options.certDir, () => mounted?.stores, errors) : null;
+  const serviceAccounts = optionErrors === 0 ? buildServiceAccounts(cl.options.serviceAccounts, cl.options.certDir, () => mounted?.stores, errors, {
+    nodeRestriction: enabledAdmissionPlugins(cl.options.enableAdmissionPlugins, cl.options.disableAdmissionPlugins).includes('NodeRestriction'),
+  }) : null;
   let authn: ReturnType<typeof buildAuthentication> | undefined;
   // Bootstrap tokens read kube-system Secrets from the store once it is open (attached below).
   const bootstrapTokens = cl.options.values['enable-bootstrap-token-auth'] ? new BootstrapTokenAuthenticator((l) => log.v(3, l)) : undefined;

@@ -13,7 +13,6 @@ import { joinCluster, type ClusterMembership } from './node/join';
 import { flagLines } from './options';
 import { resolve, type Resolved } from './resolve';
 import { buildAuth } from './server/auth';
-import { bootstrapClientCertificate, startClientRotation, startServingCertificates } from './certificates';
 import { loadKubeconfig, type ClientConfig as ApiServerConnection } from '@cl/kube-client';
 import { closeServer, startHealthServer, startMainServer, startReadOnlyServer, type Listening } from './server/servers';
 import type { HandlerDeps } from './server/handlers';
@@ -46,6 +45,10 @@ export interface Running {
   version: string;
   servers: { health?: Listening; readOnly?: Listening; main?: Listening };
 }
+
+// The certificate request code (and @peculiar/x509 under it, ~100 ms of start-up) loads only for a node that
+// bootstraps or rotates its certificates.
+const certificates = () => import('./certificates');
 
 function commandFailed(log: Logger, err: string): void {
   log.error('command failed', undefined, err);
@@ -127,6 +130,7 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
   // TLS bootstrap: --clconfig is written from the bootstrap credentials when it is missing or expired.
   if (flags.bootstrapClconfig !== '' && flags.clconfig === '') throw new Error('--bootstrap-clconfig needs --clconfig: the path where the clconfig it bootstraps is written');
   if (flags.bootstrapClconfig !== '') {
+    const { bootstrapClientCertificate } = await certificates();
     await bootstrapClientCertificate({ clconfig: flags.clconfig, bootstrapClconfig: flags.bootstrapClconfig, certDir: flags.certDir, nodeName, log: certInfo });
   }
   let api: ApiServerConnection | null = null;
@@ -134,6 +138,7 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
   else api = loadKubeconfig(flags.clconfig);
   if (api && config.rotateCertificates) {
     // Before any API client exists: the rotation swaps the certificate under them.
+    const { startClientRotation } = await certificates();
     const rotation = startClientRotation({ api, certDir: flags.certDir, nodeName, log: certInfo });
     stops.push(() => rotation.stop());
   }
@@ -290,6 +295,7 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     // As upstream: nothing is served on the port until the serving certificate is issued; later ones replace
     // the server's TLS context in place.
     let starting: Promise<void> | undefined;
+    const { startServingCertificates } = await certificates();
     const serving = startServingCertificates({
       api, certDir: flags.certDir, nodeName, hostnames: [nodeName, hostname().toLowerCase()], addresses: [nodeIP], log: certInfo,
       onCertificate: (certPem, keyPem) => {

@@ -1,6 +1,7 @@
 // End to end: service account tokens and API-object volumes on one cluster from the built binaries (the API
 // server with Node,RBAC authorization and its own service-account keys, a private containerd, the node agent
 // joined with a node client certificate), driven by kubectl 1.33. The cases share the cluster, in order.
+import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -26,6 +27,8 @@ let tmp: string;
 let clet: CletProcess | undefined;
 /** A kubeconfig with the cluster and no credentials: tokens are given with --token. */
 let bare: string;
+/** The node's own credentials (what the agent uses). */
+let nodeConfig = '';
 const { k, ok, file } = kubectlHelpers(() => api);
 const SLEEPER = 'trap "exit 0" TERM; sleep 3600 & wait';
 
@@ -70,13 +73,13 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(tmp, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
   fs.writeFileSync(path.join(tmp, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
   api = await startApiserverProcess([
-    '--authorization-mode=Node,RBAC', '--kubelet-preferred-address-types=InternalIP,Hostname', `--client-ca-file=${path.join(tmp, 'client-ca.crt')}`,
+    '--authorization-mode=Node,RBAC', '--enable-admission-plugins=NodeRestriction', '--kubelet-preferred-address-types=InternalIP,Hostname', `--client-ca-file=${path.join(tmp, 'client-ca.crt')}`,
     `--service-account-issuer=${ISSUER}`, `--service-account-signing-key-file=${path.join(tmp, 'sa.key')}`, `--service-account-key-file=${path.join(tmp, 'sa.pub')}`,
   ]);
   const admin = await issueClientCert(ca, { cn: 'sa-admin', groups: ['system:masters'] });
   writeKubeconfig(api, { 'client-certificate-data': b64(admin.certPem), 'client-key-data': b64(admin.keyPem) });
   bare = kubeconfigFor('bare', null);
-  const nodeConfig = kubeconfigFor('node', await issueClientCert(ca, { cn: `system:node:${NODE}`, groups: ['system:nodes'] }));
+  nodeConfig = kubeconfigFor('node', await issueClientCert(ca, { cn: `system:node:${NODE}`, groups: ['system:nodes'] }));
   // A short sync period: volume contents are refreshed at each pod sync.
   clet = await startJoinedAgent({ dir: tmp, kubeconfig: nodeConfig, containerRuntimeEndpoint: ctd.endpoint, nodeName: NODE, configLines: ['syncFrequency: 2s'] });
   await waitFor('the default service account and kube-root-ca.crt', () => maybe('get', 'serviceaccount', 'default') && maybe('get', 'configmap', 'kube-root-ca.crt'));
@@ -216,6 +219,43 @@ test('kubectl create token and issuer discovery: the token verifies with the pub
   // An audience other than the API's is not accepted by the API server.
   expect(whoami(token).stderr).toBe('error: You must be logged in to the server (Unauthorized)\n');
   expect(k('create', 'token', 'default', '--duration=5m').stderr).toContain('spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes');
+});
+
+/** A node process that verifies `token` with the built @cl/jwt-authn against `issuer` (discovery and keys fetched over HTTPS). */
+const JWT_AUTHN_VERIFIER = `
+  const { createJwtVerifier } = require(${JSON.stringify(path.join(__dirname, '..', '..', '..', 'libs', 'jwt-authn', 'dist'))});
+  const verifier = createJwtVerifier(JSON.parse(process.env.JWT_CONFIG), { successTtlMs: 0 });
+  verifier.ready()
+    .then(() => verifier.verify(process.env.JWT_TOKEN))
+    .then((user) => { process.stdout.write(JSON.stringify(user)); verifier.close(); }, (e) => { process.stdout.write(JSON.stringify({ error: e.message })); verifier.close(); });
+`;
+
+test('@cl/jwt-authn in another process verifies this cluster\'s tokens through its discovery document', () => {
+  // Upstream's documented opt-in: anyone may read the issuer discovery documents.
+  ok('create', 'clusterrolebinding', 'service-account-issuer-discovery-anonymous', '--clusterrole=system:service-account-issuer-discovery', '--group=system:unauthenticated');
+  const jwt = [{
+    issuer: { url: ISSUER, discoveryURL: `${api.url}/.well-known/openid-configuration`, certificateAuthority: api.servingCA(), audiences: ['reports-service'] },
+    claimMappings: { username: { claim: 'sub', prefix: '' } },
+  }];
+  const verify = (token: string) => {
+    const r = spawnSync(process.execPath, ['-e', JWT_AUTHN_VERIFIER], { env: { ...process.env, JWT_CONFIG: JSON.stringify(jwt), JWT_TOKEN: token }, encoding: 'utf8' });
+    return JSON.parse(r.stdout || JSON.stringify({ error: r.stderr }));
+  };
+  expect(verify(ok('create', 'token', 'default', '--audience=reports-service').trim())).toMatchObject({ username: 'system:serviceaccount:default:default' });
+  // Another audience is refused by the other service, as the API server refuses this one.
+  expect(verify(ok('create', 'token', 'default', '--audience=elsewhere').trim()).error).toMatch(/audience/);
+});
+
+test('NodeRestriction: the node\'s credentials get tokens only bound to pods scheduled on it', () => {
+  // The agent's own requests (bound to its pods) went through already: the reader pod's token works (first case).
+  const unbound = kubectl(nodeConfig, ['create', 'token', 'default']);
+  expect(unbound.status).not.toBe(0);
+  expect(unbound.stderr).toContain('node requested token not bound to a pod');
+  const bound = kubectl(nodeConfig, ['create', 'token', 'default', '--bound-object-kind=Pod', `--bound-object-name=${reader.metadata.name}`, `--bound-object-uid=${reader.metadata.uid}`]);
+  expect(bound.stderr).toBe('');
+  expect(bound.stdout.split('.')).toHaveLength(3);
+  const stale = kubectl(nodeConfig, ['create', 'token', 'default', '--bound-object-kind=Pod', `--bound-object-name=${reader.metadata.name}`, '--bound-object-uid=stale']);
+  expect(stale.stderr).toContain('the UID in the bound object reference (stale) does not match the UID in record');
 });
 
 test('once its pod is deleted, the pod-bound token is rejected', async () => {

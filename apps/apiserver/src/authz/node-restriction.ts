@@ -1,7 +1,8 @@
 // The NodeRestriction admission plugin (upstream plugin/pkg/admission/noderestriction), for the writes a node
 // (`system:node:<name>` in `system:nodes`) may make at all: its own Node object only, without changing its taints
 // or `node-restriction.kubernetes.io/` labels; mirror pods bound to itself only, and the status and deletion of pods
-// bound to itself; its own lease in kube-node-lease. Other users are not restricted. Texts as upstream's.
+// bound to itself; its own lease in kube-node-lease; service account tokens bound to pods scheduled on itself
+// (admitNodeTokenRequest, applied by the TokenRequest route). Other users are not restricted. Texts as upstream's.
 import { apiErrors, type KubeObject } from '@cl/apimachinery';
 import type { UserInfo } from '@cl/auth';
 import type { AdmissionAttributes, AdmissionPlugin } from '@cl/registry';
@@ -55,6 +56,32 @@ function admitNode(a: AdmissionAttributes, node: string): void {
   }
   const changed = restrictedLabelChanges(a.object, a.operation === 'CREATE' ? null : a.oldObject);
   if (changed.length > 0) throw apiErrors.forbidden(a.resource, name, `is not allowed to modify labels: ${changed.join(', ')}`);
+}
+
+export interface BoundObjectReference {
+  apiVersion?: string;
+  kind?: string;
+  name?: string;
+  uid?: string;
+}
+
+/**
+ * upstream's admitServiceAccount: a node's TokenRequest must be bound to a pod (with its uid) that is scheduled on
+ * that node, so a node's credentials cannot mint tokens for pods elsewhere. Throws the refusal; other users pass.
+ */
+export async function admitNodeTokenRequest(user: UserInfo, namespace: string, serviceAccount: string, ref: BoundObjectReference | undefined,
+  getPod: (namespace: string, name: string) => Promise<KubeObject | undefined>): Promise<void> {
+  const node = nodeOf(user);
+  if (!node) return;
+  const forbid = (why: string) => apiErrors.forbidden({ group: '', resource: 'serviceaccounts' }, serviceAccount, why);
+  if (!ref || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || !ref.name) throw forbid('node requested token not bound to a pod');
+  if (!ref.uid) throw forbid('node requested token with a pod binding without a uid');
+  const pod = await getPod(namespace, ref.name);
+  if (!pod) throw apiErrors.notFound({ group: '', resource: 'pods' }, ref.name);
+  if (pod.metadata?.uid !== ref.uid) {
+    throw forbid(`the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+  }
+  if (specOf(pod).nodeName !== node) throw forbid('node requested token bound to a pod scheduled on a different node');
 }
 
 export function nodeRestriction(): AdmissionPlugin {

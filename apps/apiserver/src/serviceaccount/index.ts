@@ -21,7 +21,8 @@ export interface ServiceAccounts {
 }
 
 /** Loads the keys (errors collected into `errors`); null when they could not be loaded. */
-export function buildServiceAccounts(opts: ServiceAccountOptions, certDir: string, stores: () => readonly ResourceStore[] | undefined, errors: string[]): ServiceAccounts | null {
+export function buildServiceAccounts(opts: ServiceAccountOptions, certDir: string, stores: () => readonly ResourceStore[] | undefined, errors: string[],
+  admission: { nodeRestriction: boolean }): ServiceAccounts | null {
   const keys = loadIssuerKeys({ signingKeyFile: opts.signingKeyFile, keyFiles: opts.keyFiles, certDir }, errors);
   if (!keys) return null;
   const issuer = new TokenIssuer(opts, keys);
@@ -30,6 +31,6 @@ export function buildServiceAccounts(opts: ServiceAccountOptions, certDir: strin
     issuer,
     // Behind upstream's 10 s success cache, as the other token authenticators.
     authenticator: cachedTokenAuthenticator(serviceAccountTokenAuthenticator(issuer, lookup), { successTtlMs: 10_000, failureTtlMs: 0 }),
-    routes: async () => [tokenRequestRoute(issuer, lookup), ...(await openIdRoutes(issuer))],
+    routes: async () => [tokenRequestRoute(issuer, lookup, admission), ...(await openIdRoutes(issuer))],
   };
 }

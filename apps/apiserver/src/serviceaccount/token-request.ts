@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, apiErrors, fieldErrors, FieldPath, type KubeObject } from '@cl/apimachinery';
 import { decodeEnvelope, PROTOBUF_CONTENT_TYPE } from '../authn/protobuf';
+import { admitNodeTokenRequest, type BoundObjectReference } from '../authz/node-restriction';
 import { readBody, type RequestContext, type Route } from '../routes';
 import { tokenRequestSpecFromProtobuf } from './token-request-protobuf';
 import { statuses, writeJson, writeStatus } from '../status';
@@ -16,12 +17,7 @@ const PATH = /^\/api\/v1\/namespaces\/([^/]+)\/serviceaccounts\/([^/]+)\/token$/
 const GROUP_VERSION = 'authentication.k8s.io/v1';
 const DEFAULT_EXPIRATION_SECONDS = 3600;
 
-interface BoundObjectRef {
-  kind?: string;
-  apiVersion?: string;
-  name?: string;
-  uid?: string;
-}
+type BoundObjectRef = BoundObjectReference;
 
 interface TokenRequestSpec {
   audiences?: string[];
@@ -33,13 +29,18 @@ const BOUND_KINDS: Record<string, BoundResource> = { Pod: 'pods', Secret: 'secre
 
 const refOf = (o: KubeObject): ObjectRef => ({ name: o.metadata?.name ?? '', uid: o.metadata?.uid ?? '' });
 
-export function tokenRequestRoute(issuer: TokenIssuer, lookup: ObjectLookup): Route {
+export interface TokenRequestOptions {
+  /** The NodeRestriction admission plugin is on: a node's requests must be bound to its own pods. */
+  nodeRestriction: boolean;
+}
+
+export function tokenRequestRoute(issuer: TokenIssuer, lookup: ObjectLookup, opts: TokenRequestOptions): Route {
   return {
     pathClass: '/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token',
     matches: (method, path) => method === 'POST' && PATH.test(path),
     handle: async (ctx) => {
       try {
-        await handle(ctx, issuer, lookup);
+        await handle(ctx, issuer, lookup, opts);
       } catch (e) {
         if (e instanceof ApiError) writeStatus(ctx.req, ctx.res, e.status);
         else writeStatus(ctx.req, ctx.res, statuses.internal((e as Error).message));
@@ -86,11 +87,13 @@ async function readTokenRequest(ctx: RequestContext): Promise<{ spec: TokenReque
   return { spec: (o.spec && typeof o.spec === 'object' ? o.spec : {}) as TokenRequestSpec };
 }
 
-async function handle(ctx: RequestContext, issuer: TokenIssuer, lookup: ObjectLookup): Promise<void> {
+async function handle(ctx: RequestContext, issuer: TokenIssuer, lookup: ObjectLookup, opts: TokenRequestOptions): Promise<void> {
   const m = PATH.exec(ctx.path)!;
   const namespace = decodeURIComponent(m[1]);
   const name = decodeURIComponent(m[2]);
   const { spec } = await readTokenRequest(ctx);
+  // Admission runs before the request is validated, as upstream's create handler does.
+  if (opts.nodeRestriction) await admitNodeTokenRequest(ctx.user, namespace, name, spec.boundObjectRef, (ns, pod) => lookup.get('pods', ns, pod));
   const sa = await lookup.get('serviceaccounts', namespace, name);
   if (!sa) throw apiErrors.notFound({ group: '', resource: 'serviceaccounts' }, name);
 
