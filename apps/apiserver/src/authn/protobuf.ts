@@ -5,7 +5,8 @@
 export const PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
-interface Field {
+/** One field of a protobuf message: its number, wire type and value (varints as numbers, length-delimited as bytes). */
+export interface Field {
   no: number;
   wire: number;
   value: Buffer | number;
@@ -22,7 +23,8 @@ function readVarint(b: Buffer, at: number): [number, number] {
   throw new Error('truncated varint');
 }
 
-function fields(b: Buffer): Field[] {
+/** The fields of a protobuf message in order (fixed-width ones skipped: nothing read here uses them). */
+export function fields(b: Buffer): Field[] {
   const out: Field[] = [];
   let at = 0;
   while (at < b.length) {
@@ -50,7 +52,8 @@ function fields(b: Buffer): Field[] {
   return out;
 }
 
-const bytesOf = (fs: Field[], no: number) => fs.filter((f) => f.no === no && Buffer.isBuffer(f.value)).map((f) => f.value as Buffer);
+/** The length-delimited values of field `no`, in order. */
+export const bytesOf = (fs: Field[], no: number) => fs.filter((f) => f.no === no && Buffer.isBuffer(f.value)).map((f) => f.value as Buffer);
 
 export interface DecodedObject {
   apiVersion: string;
