@@ -90,7 +90,7 @@ afterAll(async () => {
   await clet?.stop();
   await api?.cleanup();
   await ctd?.stop();
-  for (const name of ['reader', 'consumer', 'waiter', 'claimant']) removePodLogs('default', name);
+  for (const name of ['reader', 'consumer', 'grouped', 'waiter', 'claimant']) removePodLogs('default', name);
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -161,6 +161,29 @@ test('secret and configMap volumes and variables from secretKeyRef and envFrom r
   expect(events.map((e: { reason: string; message: string }) => `${e.reason}: ${e.message}`)).toContain(
     'InvalidEnvironmentVariableNames: Keys [9lives] from the EnvFrom configMap default/settings were skipped since they are considered invalid environment variable names.',
   );
+});
+
+test('fsGroup owns secret volumes and the token: a non-root user reads them through the group', async () => {
+  ok('create', 'secret', 'generic', 'grouped', '--from-literal=user=admin');
+  // defaultMode 0400: only the fsGroup's group read (0440) lets uid 1000 read the file.
+  ok('create', '-f', podManifest('grouped', {
+    restartPolicy: 'Never',
+    securityContext: { runAsUser: 1000, fsGroup: 2000 },
+    volumes: [{ name: 'creds', secret: { secretName: 'grouped', defaultMode: 0o400 } }],
+    containers: [{
+      name: 'c', image: busybox, volumeMounts: [{ name: 'creds', mountPath: '/etc/creds' }],
+      command: ['sh', '-c', `id -u; id -G; stat -L -c '%g %a' /etc/creds/user; stat -c '%g %a' /etc/creds; cat /etc/creds/user; echo; stat -L -c '%u %g %a' ${MOUNT}/token; wc -c < ${MOUNT}/token`],
+    }],
+  }));
+  await waitFor('grouped to finish', () => ['Succeeded', 'Failed'].includes(maybe('get', 'pod', 'grouped')?.status?.phase) || undefined);
+  const [uid, groups, file, dir, content, token, tokenBytes] = ok('logs', 'grouped').split('\n');
+  expect([uid, groups.split(' ')]).toEqual(['1000', expect.arrayContaining(['2000'])]);
+  // The file: group 2000, 0400 plus group read; the volume directory: the group's, setgid.
+  expect([file, dir, content]).toEqual(['2000 440', '2000 2755', 'admin']);
+  // The token (every container runs as 1000): that user's, 0600 plus group read, and readable by it.
+  expect(token).toBe('1000 2000 640');
+  expect(Number(tokenBytes)).toBeGreaterThan(100);
+  expect(maybe('get', 'pod', 'grouped').status.phase).toBe('Succeeded');
 });
 
 test('a pod referencing a missing secret waits with upstream reasons and starts once it exists', async () => {

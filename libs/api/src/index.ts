@@ -10,7 +10,7 @@ export { patchStrategyAt } from './patch-strategy';
 export type { ListPatchStrategy } from './patch-strategy';
 export { openApiV3, openApiV2 } from './openapi';
 export type { SubresourceDocument } from './openapi';
-export { namespace, configMap, secret, serviceAccount, event } from './kinds/core-v1';
+export { namespace, configMap, secret, serviceAccount, event, NAMESPACE_FINALIZER } from './kinds/core-v1';
 export { lease } from './kinds/coordination-v1';
 export { eventV1 } from './kinds/events-v1';
 export { pod, podSpec, container } from './kinds/pod-v1';
@@ -23,6 +23,7 @@ export { deployment, replicaSet, podTemplateSpec, setPodTemplateDefaults } from 
 export type { Deployment, ReplicaSet, PodTemplateSpec } from './kinds/apps-v1';
 export { scale } from './kinds/autoscaling-v1';
 export type { Scale } from './kinds/autoscaling-v1';
+export type { CsrCondition } from './kinds/certificates-v1';
 export { role, clusterRole, roleBinding, clusterRoleBinding } from './kinds/rbac-v1';
 export { ALL_KINDS } from './kinds/all';
 export { qosClass, type QOSClass } from './quota/qos';

@@ -1,52 +1,20 @@
 // kubectl and client-go send built-in objects as Kubernetes protobuf (`application/vnd.kubernetes.protobuf`):
 // the `k8s\0` magic, a runtime.Unknown envelope, and the object's generated.proto message. This decodes the
-// two review kinds into the same plain shape the JSON path produces (authorization/v1 generated.proto).
+// two review kinds into the same plain shape the JSON path produces (authorization/v1 generated.proto), with the
+// field walker the authentication reviews and TokenRequest use (../authn/protobuf).
+
+import { bytesOf, fields, type Field } from '../authn/protobuf';
 
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
-type Fields = Map<number, Buffer[]>;
+type Fields = Field[];
 
-function varint(buf: Buffer, pos: number): [number, number] {
-  let result = 0;
-  let shift = 0;
-  for (;;) {
-    if (pos >= buf.length) throw new Error('truncated varint');
-    const b = buf[pos++];
-    result += (b & 0x7f) * 2 ** shift;
-    if ((b & 0x80) === 0) return [result, pos];
-    shift += 7;
-    if (shift > 63) throw new Error('varint too long');
-  }
-}
-
-/** Length-delimited fields by number (other wire types are skipped; none of the fields used here need them). */
-function fields(buf: Buffer): Fields {
-  const out: Fields = new Map();
-  let pos = 0;
-  while (pos < buf.length) {
-    const [tag, p1] = varint(buf, pos);
-    const field = Math.floor(tag / 8);
-    const wire = tag & 7;
-    pos = p1;
-    if (wire === 0) [, pos] = varint(buf, pos);
-    else if (wire === 1) pos += 8;
-    else if (wire === 5) pos += 4;
-    else if (wire === 2) {
-      const [len, p2] = varint(buf, pos);
-      if (p2 + len > buf.length) throw new Error('truncated field');
-      const list = out.get(field) ?? [];
-      list.push(buf.subarray(p2, p2 + len));
-      out.set(field, list);
-      pos = p2 + len;
-    } else throw new Error(`unsupported wire type ${wire}`);
-  }
-  return out;
-}
-
-const str = (f: Fields, n: number): string | undefined => f.get(n)?.at(-1)?.toString('utf8');
-const strs = (f: Fields, n: number): string[] => (f.get(n) ?? []).map((b) => b.toString('utf8'));
+// A field that is not repeated may still appear more than once on the wire: the last one wins (protobuf's rule).
+const last = (f: Fields, n: number): Buffer | undefined => bytesOf(f, n).at(-1);
+const str = (f: Fields, n: number): string | undefined => last(f, n)?.toString('utf8');
+const strs = (f: Fields, n: number): string[] => bytesOf(f, n).map((b) => b.toString('utf8'));
 const msg = (f: Fields, n: number): Fields | undefined => {
-  const b = f.get(n)?.at(-1);
+  const b = last(f, n);
   return b ? fields(b) : undefined;
 };
 
@@ -58,7 +26,7 @@ function selector(f: Fields | undefined): Record<string, unknown> | undefined {
   if (!f) return undefined;
   const out: Record<string, unknown> = {};
   setIf(out, 'rawSelector', str(f, 1));
-  const reqs = (f.get(2) ?? []).map((b) => {
+  const reqs = bytesOf(f, 2).map((b) => {
     const r = fields(b);
     return { key: str(r, 1) ?? '', operator: str(r, 2) ?? '', values: strs(r, 3) };
   });
@@ -91,7 +59,7 @@ function spec(f: Fields | undefined, self: boolean): Record<string, unknown> {
   const groups = strs(f, 4);
   if (groups.length) out.groups = groups;
   const extra: Record<string, string[]> = {};
-  for (const entry of f.get(5) ?? []) {
+  for (const entry of bytesOf(f, 5)) {
     const e = fields(entry);
     const value = msg(e, 2);
     extra[str(e, 1) ?? ''] = value ? strs(value, 1) : [];
@@ -108,7 +76,7 @@ export function decodeReviewProtobuf(body: Buffer, self: boolean): Record<string
   }
   const unknown = fields(body.subarray(MAGIC.length));
   const typeMeta = msg(unknown, 1);
-  const raw = unknown.get(2)?.at(-1) ?? Buffer.alloc(0);
+  const raw = last(unknown, 2) ?? Buffer.alloc(0);
   const obj = fields(raw);
   const metadata = msg(obj, 1);
   const out: Record<string, unknown> = { spec: spec(msg(obj, 2), self) };
@@ -127,7 +95,7 @@ export function decodeRulesReviewProtobuf(body: Buffer): Record<string, unknown>
     throw new Error('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   }
   const unknown = fields(body.subarray(MAGIC.length));
-  const obj = fields(unknown.get(2)?.at(-1) ?? Buffer.alloc(0));
+  const obj = fields(last(unknown, 2) ?? Buffer.alloc(0));
   const s = msg(obj, 2);
   return { spec: s ? { namespace: str(s, 1) ?? '' } : {} };
 }

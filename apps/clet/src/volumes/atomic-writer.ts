@@ -4,14 +4,19 @@
 //   <dir>/..data -> ..2026_11_26_02_40_00.123456789  switched by renaming a new symlink over it (atomic)
 //   <dir>/<top-level name> -> ..data/<top-level name>  what the container opens
 // An unchanged payload writes nothing; a changed one gets a new version directory, the switch, the user-visible
-// links of new names, and the removal of names that left the payload and of the old version.
+// links of new names, and the removal of names that left the payload and of the old version. With an owner
+// (the pod's fsGroup, a token's fsUser) the new version is given to it before the switch, as upstream's setPerms
+// hook, so a container never sees a file its group cannot read.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ownedFileMode, setVolumeOwnership, type VolumeOwner } from './ownership';
 
 export interface FileProjection {
   data: Buffer;
-  /** Permission bits (0644 unless the volume or item says otherwise). */
+  /** Permission bits (0644 unless the volume or item says otherwise); an fsGroup adds group read. */
   mode: number;
+  /** The file's owner (projected tokens when every container runs as one uid). */
+  fsUser?: number;
 }
 
 export type Payload = Map<string, FileProjection>;
@@ -40,8 +45,8 @@ function topLevel(p: string): string {
   return p.split('/')[0];
 }
 
-/** Whether the current version already holds exactly this payload (same names, bytes and modes). */
-function unchanged(versionDir: string, payload: Payload): boolean {
+/** Whether the current version already holds exactly this payload (same names, bytes, modes and owners). */
+function unchanged(versionDir: string, payload: Payload, fsGroup: number | undefined): boolean {
   const present: string[] = [];
   const walk = (rel: string) => {
     for (const e of fs.readdirSync(path.join(versionDir, rel), { withFileTypes: true })) {
@@ -59,7 +64,10 @@ function unchanged(versionDir: string, payload: Payload): boolean {
   for (const [p, f] of payload) {
     try {
       const file = path.join(versionDir, p);
-      if ((fs.statSync(file).mode & 0o7777) !== f.mode || !fs.readFileSync(file).equals(f.data)) return false;
+      const st = fs.statSync(file);
+      if ((st.mode & 0o7777) !== ownedFileMode(f.mode, fsGroup)) return false;
+      if ((fsGroup !== undefined && st.gid !== fsGroup) || (f.fsUser !== undefined && st.uid !== f.fsUser)) return false;
+      if (!fs.readFileSync(file).equals(f.data)) return false;
     } catch {
       return false;
     }
@@ -67,8 +75,11 @@ function unchanged(versionDir: string, payload: Payload): boolean {
   return true;
 }
 
-/** Writes `payload` into `dir`; returns false when it was already there. Throws on an invalid path. */
-export function writeAtomically(dir: string, payload: Payload, now = new Date()): boolean {
+/**
+ * Writes `payload` into `dir` (a read-only volume: an fsGroup gets group read); returns false when it was already
+ * there. Throws on an invalid path.
+ */
+export function writeAtomically(dir: string, payload: Payload, owner: Pick<VolumeOwner, 'fsGroup'> = {}, now = new Date()): boolean {
   for (const p of payload.keys()) {
     const err = validatePayloadPath(p);
     if (err) throw new Error(err);
@@ -81,7 +92,7 @@ export function writeAtomically(dir: string, payload: Payload, now = new Date())
   } catch {
     oldVersion = '';
   }
-  if (oldVersion && unchanged(path.join(dir, oldVersion), payload)) return false;
+  if (oldVersion && unchanged(path.join(dir, oldVersion), payload, owner.fsGroup)) return false;
 
   const version = versionDirName(now);
   const versionDir = path.join(dir, version);
@@ -92,7 +103,10 @@ export function writeAtomically(dir: string, payload: Payload, now = new Date())
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
     fs.writeFileSync(file, f.data, { mode: f.mode });
     fs.chmodSync(file, f.mode);
+    if (f.fsUser !== undefined) fs.chownSync(file, f.fsUser, -1);
   }
+  // The whole volume, not only the new version: on the first write the root directory is new too.
+  setVolumeOwnership(dir, owner.fsGroup);
   // The switch: a new link under a temporary name renamed over the old one.
   const tmpLink = path.join(dir, DATA_DIR_TMP);
   fs.rmSync(tmpLink, { force: true });

@@ -5,3 +5,4 @@ export { clientApiObjects, type ApiObjects, type ObjectClient } from './api-obje
 export { EMPTY_ENV, type ResolvedEnv } from './env';
 export { TokenManager, requiresRefresh } from './token-manager';
 export { writeAtomically, DATA_DIR, type Payload } from './atomic-writer';
+export { setVolumeOwnership, volumeOwnerOf, fsUserOf, type VolumeOwner, type FsGroupChangePolicy } from './ownership';

@@ -3,7 +3,9 @@
 // (`<root-dir>/pods/<uid>/volumes/kubernetes.io~secret/<name>`, ...) and rewritten on each pod sync when their
 // content changed (so updates reach running containers within the sync period); hostPath and emptyDir stay with
 // runtime-spec.ts. A volume kind this agent cannot provide fails the pod's start with a message naming it, never
-// silently mounts nothing. Injectable: hollow nodes use `noopVolumeStep`.
+// silently mounts nothing. The pod's fsGroup owns each volume after every write (ownership.ts); its
+// fsGroupChangePolicy does not apply to these kinds (upstream passes none for them). Injectable: hollow nodes use
+// `noopVolumeStep`.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Container, Pod, Volume } from '../pods/api-types';
@@ -14,6 +16,7 @@ import {
   API_VOLUME_DIRS, DEFAULT_MODE, configMapData, configMapMissingKey, downwardPayload, keysPayload, secretData, secretMissingKey,
   type DownwardApiFile, type KeyToPath,
 } from './payloads';
+import { volumeOwnerOf, type VolumeOwner } from './ownership';
 import { TokenManager } from './token-manager';
 
 /** A volume that could not be set up; the pod waits in ContainerCreating with a FailedMount event. */
@@ -72,6 +75,7 @@ export class ApiVolumeStep implements PodVolumeStep {
   async setUp(pod: Pod, podDir: string): Promise<Map<string, string>> {
     this.tokens?.prune();
     const out = new Map<string, string>();
+    const owner = volumeOwnerOf(pod);
     for (const v of pod.spec.volumes ?? []) {
       const kind = volumeKind(v);
       if (!kind || HOST_KINDS.includes(kind)) continue;
@@ -79,12 +83,16 @@ export class ApiVolumeStep implements PodVolumeStep {
       if (!dirName) throw new VolumeSetUpError(v.name, `volume type ${JSON.stringify(kind)} is not supported by this node agent (supported: hostPath, emptyDir, secret, configMap, projected, downwardAPI)`);
       let payload: Payload;
       try {
-        payload = await this.payload(pod, v, kind);
+        payload = await this.payload(pod, v, kind, owner);
       } catch (e) {
         throw new VolumeSetUpError(v.name, (e as Error).message);
       }
       const dir = path.join(podDir, 'volumes', dirName, v.name);
-      writeAtomically(dir, payload);
+      try {
+        writeAtomically(dir, payload, owner);
+      } catch (e) {
+        throw new VolumeSetUpError(v.name, (e as Error).message);
+      }
       out.set(v.name, dir);
     }
     return out;
@@ -99,7 +107,7 @@ export class ApiVolumeStep implements PodVolumeStep {
     return this.api;
   }
 
-  private async payload(pod: Pod, v: Volume, kind: string): Promise<Payload> {
+  private async payload(pod: Pod, v: Volume, kind: string, owner: VolumeOwner): Promise<Payload> {
     const ns = pod.metadata.namespace ?? 'default';
     if (kind === 'secret') {
       const s = v.secret as ObjectSource & { secretName?: string };
@@ -125,7 +133,7 @@ export class ApiVolumeStep implements PodVolumeStep {
     const errors: string[] = [];
     for (const src of p.sources ?? []) {
       try {
-        await this.project(pod, v.name, ns, src, mode, payload);
+        await this.project(pod, v.name, ns, src, mode, owner, payload);
       } catch (e) {
         errors.push((e as Error).message);
       }
@@ -134,7 +142,7 @@ export class ApiVolumeStep implements PodVolumeStep {
     return payload;
   }
 
-  private async project(pod: Pod, volume: string, ns: string, src: ProjectedSource, mode: number, payload: Payload): Promise<void> {
+  private async project(pod: Pod, volume: string, ns: string, src: ProjectedSource, mode: number, owner: VolumeOwner, payload: Payload): Promise<void> {
     if (src.secret) {
       const obj = await this.need().secret(ns, src.secret.name ?? '');
       if (!obj && !src.secret.optional) throw new Error(`secret ${JSON.stringify(src.secret.name ?? '')} not found`);
@@ -155,7 +163,10 @@ export class ApiVolumeStep implements PodVolumeStep {
         expirationSeconds: t.expirationSeconds ?? 3600,
         boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name ?? '', uid: pod.metadata.uid ?? '' },
       });
-      payload.set(t.path, { data: Buffer.from(token), mode });
+      // Upstream's token file: 0600 (0640 once the fsGroup owns it) and owned by the pods' one uid when either is
+      // known, so that only that user (or group) reads it; else the volume's defaultMode.
+      const owned = owner.fsUser !== undefined || owner.fsGroup !== undefined;
+      payload.set(t.path, { data: Buffer.from(token), mode: owned ? 0o600 : mode, ...(owner.fsUser !== undefined ? { fsUser: owner.fsUser } : {}) });
     } else {
       const kind = Object.keys(src)[0] ?? '';
       throw new Error(`projected source ${JSON.stringify(kind)} is not supported by this node agent`);

@@ -5,6 +5,9 @@ import { atomicList, bool, bytesMap, int32, mergeList, microTime, object, object
 
 const core = { group: '', version: 'v1' } as const;
 
+/** The finalizer the server puts on every namespace and the namespace controller removes once it is empty. */
+export const NAMESPACE_FINALIZER = 'kubernetes';
+
 export const namespace = defineKind({
   ...core,
   kind: 'Namespace',

@@ -2,21 +2,13 @@
 // which requests the approver recognizes (pkg/controller/certificates/approver), which requests each built-in
 // signer accepts (pkg/apis/certificates/v1 helpers, pkg/controller/certificates/signer), how long an issued
 // certificate lives, and when the cleaner removes a request (pkg/controller/certificates/cleaner).
+import type { CsrCondition } from '@cl/api';
 
 export const KUBELET_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
 export const KUBELET_SERVING_SIGNER = 'kubernetes.io/kubelet-serving';
 export const APISERVER_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';
 export const BUILTIN_SIGNERS = [APISERVER_CLIENT_SIGNER, KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER] as const;
 export type BuiltinSigner = (typeof BUILTIN_SIGNERS)[number];
-
-export interface CsrCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastUpdateTime?: string | null;
-  lastTransitionTime?: string | null;
-}
 
 export interface Csr {
   metadata: { name?: string; uid?: string; resourceVersion?: string; creationTimestamp?: string };

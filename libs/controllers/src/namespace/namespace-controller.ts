@@ -5,6 +5,7 @@
 // which completes the deletion. While pods are still terminating it checks again after their grace period, as
 // upstream estimates it; unlike upstream it also checks as soon as the last pod of such a namespace is gone
 // (the pods informer is shared in this process anyway), so an emptied namespace goes without waiting it out.
+import { NAMESPACE_FINALIZER } from '@cl/api';
 import { handlersWhile, isConflict, isNotFound, resourcePath, type Informer, type KubeClient } from '@cl/kube-client';
 import type { Controller, ControllerContext, ControllerLog } from '../controller';
 import { NAMESPACES_PATH, PODS_PATH } from '../core-v1/well-known';
@@ -13,7 +14,7 @@ import { errorMessage } from '../workloads/object-reference';
 import { runWorkers, WorkQueue } from '../workloads/work-queue';
 import { mergeConditions, namespaceConditions, type ContentReport, type NamespaceCondition } from './namespace-conditions';
 
-export const NAMESPACE_FINALIZER = 'kubernetes';
+export { NAMESPACE_FINALIZER };
 /** How long to wait for content with finalizers before looking again (upstream's finalizerEstimateSeconds). */
 const FINALIZER_ESTIMATE_SECONDS = 15;
 const DEFAULT_POD_GRACE_SECONDS = 30;

@@ -5,7 +5,7 @@
 // sends them); and who may approve or sign for a signer is checked as upstream's CertificateApproval and
 // CertificateSigning admission plugins do (`approve` / `sign` on `signers`).
 import { Type } from '@sinclair/typebox';
-import { defineKind, schema } from '@cl/api';
+import { defineKind, schema, type CsrCondition } from '@cl/api';
 import { apiErrors, fieldErrors, humanDuration, type FieldError, type KubeObject } from '@cl/apimachinery';
 import type { Admission, AdmissionAttributes } from '../admission';
 import type { Strategy, SubresourceView } from '../strategy';
@@ -53,14 +53,7 @@ export const certificateSigningRequest = defineKind({
   }),
 });
 
-export interface CsrCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastUpdateTime?: string | null;
-  lastTransitionTime?: string | null;
-}
+export type { CsrCondition };
 
 export interface CertificateSigningRequest extends KubeObject {
   spec: { request?: string; signerName?: string; expirationSeconds?: number; usages?: string[]; username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };

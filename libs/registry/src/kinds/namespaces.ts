@@ -1,12 +1,13 @@
 // Namespaces: created Active with the `kubernetes` finalizer and the kubernetes.io/metadata.name label; a
 // delete turns one Terminating (the namespace controller then empties it, clears the finalizer through
 // /finalize and deletes it again, which removes it).
+import { NAMESPACE_FINALIZER } from '@cl/api';
 import { FieldPath, validateFinalizerName, validateNamespaceName, type KubeObject } from '@cl/apimachinery';
 import type { Strategy } from '../strategy';
 import { withStatusSubresource } from '../strategy';
 import { AGE, ageOf, column } from './columns';
 
-export const NAMESPACE_FINALIZER = 'kubernetes';
+export { NAMESPACE_FINALIZER };
 const NAME_LABEL = 'kubernetes.io/metadata.name';
 
 interface NamespaceFields {
