@@ -19,15 +19,18 @@ export class ClusterCache {
   private readonly podsByNode = new Map<string, Set<string>>();
   /** NodeInfos built since their node or pods last changed. */
   private readonly infos = new Map<string, NodeInfo>();
+  /** The node names in order, kept until a node comes or goes (not re-sorted for every decision). */
+  private names: string[] | null = null;
 
   setNode(node: Node): void {
     const name = node.metadata.name ?? '';
+    if (!this.nodes.has(name)) this.names = null;
     this.nodes.set(name, node);
     this.infos.delete(name);
   }
 
   removeNode(name: string): void {
-    this.nodes.delete(name);
+    if (this.nodes.delete(name)) this.names = null;
     this.infos.delete(name);
   }
 
@@ -64,7 +67,8 @@ export class ClusterCache {
 
   /** Every node with the pods that count against it, by node name. */
   snapshot(): NodeInfo[] {
-    return [...this.nodes.keys()].sort().map((name) => this.nodeInfo(name)!);
+    this.names ??= [...this.nodes.keys()].sort();
+    return this.names.map((name) => this.nodeInfo(name)!);
   }
 
   nodeInfo(name: string): NodeInfo | undefined {

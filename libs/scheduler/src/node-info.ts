@@ -5,7 +5,7 @@
 // Which pods count is the caller's choice; the scheduler's cache passes every non-terminated pod assigned to the
 // node, including pods it assumed onto the node before the watch shows their binding, as upstream does.
 import { HostPorts, hostPortsOf } from './host-ports';
-import { amountsOf, podRequests, resourcesOf, type Amounts, type Resources } from './resources';
+import { amountsOf, podResources, resourcesOf, sumResources, type Resources } from './resources';
 import type { Node, Pod } from './types';
 
 export interface NodeInfo {
@@ -20,12 +20,6 @@ export interface NodeInfo {
   readonly usedPorts: HostPorts;
 }
 
-const sum = (lists: Amounts[]): Amounts => {
-  const out: Amounts = new Map();
-  for (const l of lists) for (const [name, v] of l) out.set(name, (out.get(name) ?? 0) + v);
-  return out;
-};
-
 export function nodeInfoFor(node: Node, pods: readonly Pod[] = []): NodeInfo {
   const usedPorts = new HostPorts();
   for (const p of pods) for (const port of hostPortsOf(p)) usedPorts.add(port);
@@ -33,8 +27,8 @@ export function nodeInfoFor(node: Node, pods: readonly Pod[] = []): NodeInfo {
     node,
     pods,
     allocatable: resourcesOf(amountsOf(node.status?.allocatable)),
-    requested: resourcesOf(sum(pods.map((p) => podRequests(p)))),
-    nonZeroRequested: resourcesOf(sum(pods.map((p) => podRequests(p, { defaultMissing: true })))),
+    requested: sumResources(pods.map((p) => podResources(p))),
+    nonZeroRequested: sumResources(pods.map((p) => podResources(p, { defaultMissing: true }))),
     usedPorts,
   };
 }

@@ -110,3 +110,35 @@ export function podRequests(pod: Pod, opts: PodRequestOptions = {}): Amounts {
   add(reqs, amountsOf(pod.spec?.overhead));
   return reqs;
 }
+
+const requestsMemo = new WeakMap<Pod, Resources>();
+const nonZeroRequestsMemo = new WeakMap<Pod, Resources>();
+
+/**
+ * `resourcesOf(podRequests(pod, opts))`, computed once per pod object (upstream computes it once per scheduling
+ * cycle, in PreFilter/PreScore): the filters and scores ask for it at every node, and a node's info sums it over
+ * the node's pods. Pod objects are the informers' (or the cache's own copies): a changed pod is a new object, so
+ * a remembered value never goes stale. The result is shared: read it, do not change it.
+ */
+export function podResources(pod: Pod, opts: PodRequestOptions = {}): Resources {
+  const memo = opts.defaultMissing ? nonZeroRequestsMemo : requestsMemo;
+  let r = memo.get(pod);
+  if (!r) {
+    r = resourcesOf(podRequests(pod, opts));
+    memo.set(pod, r);
+  }
+  return r;
+}
+
+/** The sum of several pods' resources (a node's requested). */
+export function sumResources(list: readonly Resources[]): Resources {
+  const out = { milliCPU: 0, memory: 0, ephemeralStorage: 0, allowedPodNumber: 0, scalar: {} as Record<string, number> };
+  for (const r of list) {
+    out.milliCPU += r.milliCPU;
+    out.memory += r.memory;
+    out.ephemeralStorage += r.ephemeralStorage;
+    out.allowedPodNumber += r.allowedPodNumber;
+    for (const name in r.scalar) out.scalar[name] = (out.scalar[name] ?? 0) + r.scalar[name];
+  }
+  return out;
+}

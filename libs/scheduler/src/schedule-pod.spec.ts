@@ -1,6 +1,6 @@
 import { node, pod, type NodeSpec, type PodSpec } from '../test/fixtures';
 import { nodeInfoFor, type NodeInfo } from './node-info';
-import { schedulePod } from './schedule-pod';
+import { numFeasibleNodesToFind, schedulePod } from './schedule-pod';
 import type { Pod } from './types';
 
 const info = (name: string, spec: NodeSpec = {}, pods: Pod[] = []) => nodeInfoFor(node(name, spec), pods.map((p) => ({ ...p, spec: { ...p.spec, nodeName: name } })));
@@ -69,7 +69,7 @@ test.each(failures)('%s', (_name, spec, nodes, message) => {
 });
 
 test('the only node that fits is taken, without scoring', () => {
-  expect(schedulePod(pod('p'), [info('a', { unschedulable: true }), info('b')])).toEqual({ nodeName: 'b', feasibleNodes: 1 });
+  expect(schedulePod(pod('p'), [info('a', { unschedulable: true }), info('b')])).toEqual({ nodeName: 'b', feasibleNodes: 1, processedNodes: 2 });
 });
 
 test('the node with the most room left wins', () => {
@@ -81,4 +81,36 @@ test('equal scores are a random pick among the best', () => {
   const nodes = [info('a'), info('b'), info('c', {}, [pod('x', { requests: { cpu: '3' } })])];
   expect(schedulePod(pod('p'), nodes, { random: () => 0 }).nodeName).toBe('a');
   expect(schedulePod(pod('p'), nodes, { random: () => 0.99 }).nodeName).toBe('b');
+});
+
+// Upstream's numFeasibleNodesToFind with the default (adaptive) percentageOfNodesToScore, and with one set.
+const feasibleToFind: Array<[number, number | undefined, number]> = [
+  [1, undefined, 1],
+  [99, undefined, 99], // below 100 nodes: all of them
+  [100, undefined, 100], // 50% of 100 is 50, raised to the minimum of 100
+  [500, undefined, 230], // 50 - 500/125 = 46%
+  [1000, undefined, 420], // 42%
+  [5000, undefined, 500], // 10%
+  [10000, undefined, 500], // 50 - 80 is below the 5% floor
+  [1000, 100, 1000],
+  [1000, 30, 300],
+  [1000, 5, 100], // 50 nodes, raised to 100
+];
+test.each(feasibleToFind)('%i nodes, percentageOfNodesToScore %p: filters stop after %i feasible nodes', (all, percentage, want) => {
+  expect(numFeasibleNodesToFind(all, percentage)).toBe(want);
+});
+
+test('in a large cluster the filters stop at enough feasible nodes, and the next decision starts where this one stopped', () => {
+  const infos = Array.from({ length: 500 }, (_, i) => info(`n${String(i).padStart(3, '0')}`));
+  const first = schedulePod(pod('p'), infos, { startIndex: 0, random: () => 0 });
+  expect(first).toMatchObject({ feasibleNodes: 230, processedNodes: 230 });
+  // Every node scores the same: the tie goes to the first of the nodes looked at.
+  expect(first.nodeName).toBe('n000');
+  const second = schedulePod(pod('q'), infos, { startIndex: 230, random: () => 0 });
+  expect(second.nodeName).toBe('n230');
+  // Wrapping around the end.
+  expect(schedulePod(pod('r'), infos, { startIndex: 460, random: () => 0.999 })).toMatchObject({ nodeName: 'n189', processedNodes: 230 });
+  // Unschedulable nodes are looked at but do not count toward the feasible ones.
+  const mixed = infos.map((x, i) => (i % 2 ? x : info(x.node.metadata.name ?? '', { unschedulable: true })));
+  expect(schedulePod(pod('s'), mixed, { startIndex: 0 })).toMatchObject({ feasibleNodes: 230, processedNodes: 460 });
 });

@@ -109,6 +109,11 @@ export class SchedulingQueue {
     return new Promise((resolve) => (this.waiter = resolve));
   }
 
+  /** The next pod to try if one is ready now, without waiting. */
+  tryPop(): QueuedPodInfo | undefined {
+    return this.closed ? undefined : this.popActive();
+  }
+
   /** The attempt placed the pod (it is assumed; the binding runs on). Returns its entry, for retry(). */
   done(key: string): QueuedPodInfo | undefined {
     const flight = this.inFlight.get(key);

@@ -51,3 +51,34 @@ test('an acknowledged write is on disk: a store opened on the same file after cl
     await again.close();
   }
 });
+
+test('nobody sees a write before its writer is answered: get, range, currentRevision and watches turn together once it is on disk', async () => {
+  const store = new SqliteStore(join(dir, 'c.db'));
+  try {
+    const { revision: start } = await store.put('/v/seed', 's');
+    const watch = store.watch('/v/', { afterRevision: start });
+    let watched = false;
+    void (async () => {
+      for await (const batch of watch) if (batch.events.some((e) => e.kv.key === '/v/x')) watched = true;
+    })();
+    let answered = false;
+    const put = store.put('/v/x', '1').then((r) => ((answered = true), r));
+    const seenBeforeAnswer: string[] = [];
+    // Poll between event-loop turns (where another request would be served) until the writer has its answer.
+    while (!answered) {
+      await new Promise((r) => setImmediate(r));
+      if (answered) break;
+      if (await store.get('/v/x')) seenBeforeAnswer.push('get');
+      if ((await store.range('/v/')).kvs.length > 1) seenBeforeAnswer.push('range');
+      if ((await store.currentRevision()) > start) seenBeforeAnswer.push('currentRevision');
+      if (watched) seenBeforeAnswer.push('watch');
+    }
+    expect(seenBeforeAnswer).toEqual([]);
+    const { revision } = await put;
+    expect(await store.currentRevision()).toBe(revision);
+    expect((await store.get('/v/x'))?.modRevision).toBe(revision);
+    watch.close();
+  } finally {
+    await store.close();
+  }
+});

@@ -71,7 +71,9 @@ function prepare(db: Database.Database, file: string) {
     if (/locked|busy/i.test(msg)) throw new StoreFileError(file, `is in use by another process (${msg})`);
     throw new StoreFileError(file, `is not a cl store: ${msg}`);
   }
-  db.pragma('synchronous = FULL');
+  // Commits append to the WAL without waiting for the disk; SqliteStore fsyncs the WAL itself, off the event loop,
+  // and shows nobody a write (reader, watcher or writer) before that fsync returned. Checkpoints still sync.
+  db.pragma('synchronous = NORMAL');
 
   const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]).filter(
     (t) => !t.startsWith('sqlite_'),

@@ -2,14 +2,20 @@
 // Every change is one row (its revision is the row id) carrying the key's create revision, the revision and value
 // it replaced, and a deleted mark, so a key's state at any revision, a watch replay and an event's previous value
 // all come from the same table. One process writes (the file's lock keeps it so), which lets watchers in this
-// process be woken right after each commit instead of polling. synchronous=FULL: an acknowledged write survives
-// a crash. Writes are committed in groups: the puts and deletes that arrive within one turn of the event loop share
-// one transaction and so one fsync (better-sqlite3 commits synchronously, and a commit per write held the event
-// loop for most of a busy server's time: bench/density). Each write is still checked and applied on its own (a
-// savepoint each, so a conflict fails only that write), in arrival order, and its promise settles only once the
-// group is on disk; until then no read sees it.
+// process be woken right after each commit instead of polling.
+//
+// Durability: an acknowledged write survives a crash of the machine, and so does anything anyone could have seen.
+// Writes are committed in groups: the puts and deletes that arrive within one turn of the event loop share one
+// transaction (a commit per write held the event loop for most of a busy server's time: bench/density). Each write
+// is still checked and applied on its own (a savepoint each, so a conflict fails only that write), in arrival order.
+// The commit itself only appends to the WAL (synchronous=NORMAL); the WAL is then fdatasync'ed on libuv's thread
+// pool (fsyncs of groups committed meanwhile are shared), and only once that returned does the group become
+// visible: `durable` moves to its last revision, which is the revision every read at "latest" and every new watch
+// uses, then watchers get its events and its writers their answers. So the event loop serves other requests
+// during the fsync, and nothing a reader, watcher or writer saw can be lost — as etcd shows only what its WAL
+// holds on disk. A failed fsync fails the store (its writers get the error, later writes and the health ping too).
 import type Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openStoreFile } from './sqlite-schema';
 import { LeaseClock } from './sqlite-leases';
@@ -101,6 +107,15 @@ export class SqliteStore implements Store {
   private closed = false;
   private pending: PendingWrite[] = [];
   private flushScheduled = false;
+  /** The newest revision on disk: what reads at "latest" and new watches see. Groups above it await their fsync. */
+  private durable: number;
+  /** Groups in commit order, each made visible after its fsync (and after the group before it). */
+  private visible: Promise<void> = Promise.resolve();
+  /** An fsync not started yet, shared by every group committed before it starts. */
+  private nextSync: Promise<void> | null = null;
+  private lastSync: Promise<void> = Promise.resolve();
+  private walFd: number | null = null;
+  private failure: Error | null = null;
 
   constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -108,6 +123,7 @@ export class SqliteStore implements Store {
     const db = this.db;
     this.stmts = {
       latest: db.prepare<[string], Row>('SELECT * FROM log WHERE key = ? ORDER BY revision DESC LIMIT 1'),
+      latestAt: db.prepare<[string, number], Row>('SELECT * FROM log WHERE key = ? AND revision <= ? ORDER BY revision DESC LIMIT 1'),
       insert: db.prepare(
         `INSERT INTO log (revision, key, deleted, create_revision, prev_revision, version, lease, prev_lease, value, old_value)
          VALUES (@revision, @key, @deleted, @create_revision, @prev_revision, @version, @lease, @prev_lease, @value, @old_value)`,
@@ -120,12 +136,12 @@ export class SqliteStore implements Store {
            AND NOT EXISTS (SELECT 1 FROM log newer WHERE newer.key = l.key AND newer.revision > l.revision AND newer.revision <= ?)
          ORDER BY key LIMIT ?`,
       ),
-      count: db.prepare<[string, string], number>(
-        `SELECT COUNT(*) FROM log l WHERE key >= ? AND key < ? AND deleted = 0
-           AND NOT EXISTS (SELECT 1 FROM log newer WHERE newer.key = l.key AND newer.revision > l.revision)`,
+      count: db.prepare<[string, string, number, number], number>(
+        `SELECT COUNT(*) FROM log l WHERE key >= ? AND key < ? AND revision <= ? AND deleted = 0
+           AND NOT EXISTS (SELECT 1 FROM log newer WHERE newer.key = l.key AND newer.revision > l.revision AND newer.revision <= ?)`,
       ).pluck(),
-      since: db.prepare<[number, string, string, number], Row>(
-        'SELECT * FROM log WHERE revision > ? AND key >= ? AND key < ? ORDER BY revision LIMIT ?',
+      since: db.prepare<[number, number, string, string, number], Row>(
+        'SELECT * FROM log WHERE revision > ? AND revision <= ? AND key >= ? AND key < ? ORDER BY revision LIMIT ?',
       ),
       maxRevision: db.prepare<[], number | null>('SELECT MAX(revision) FROM log').pluck(),
       meta: db.prepare<[string], number>('SELECT value FROM meta WHERE name = ?').pluck(),
@@ -139,13 +155,16 @@ export class SqliteStore implements Store {
       ping: db.prepare('SELECT 1'),
     };
     this.revision = Math.max(this.stmts.maxRevision.get() ?? 0, this.stmts.meta.get('revision_floor') ?? 0, 1);
+    this.durable = this.revision;
     this.compactRevision = this.stmts.meta.get('compact_revision') ?? 0;
     this.leases = new LeaseClock(db, (id) => this.endLease(id));
   }
 
   async get(key: string): Promise<KeyValue | null> {
     this.assertOpen();
-    const row = this.stmts.latest.get(key);
+    let row = this.stmts.latest.get(key);
+    // Written by a group still waiting for its fsync: the key as of the last durable revision.
+    if (row && row.revision > this.durable) row = this.stmts.latestAt.get(key, this.durable);
     return row && !row.deleted ? toKv(row) : null;
   }
 
@@ -179,13 +198,13 @@ export class SqliteStore implements Store {
       this.check(key, prev, opts?.expectedRevision);
       return prev ? this.tombstone(prev) : null;
     });
-    if (!row) return { deleted: false, revision: this.revision };
+    if (!row) return { deleted: false, revision: this.durable };
     return { deleted: true, revision: row.revision };
   }
 
   async range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
     this.assertOpen();
-    const at = opts.revision && opts.revision > 0 ? opts.revision : this.revision;
+    const at = opts.revision && opts.revision > 0 ? opts.revision : this.durable;
     this.checkReadable(at);
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     const start = opts.startKey !== undefined && opts.startKey > prefix ? opts.startKey : prefix;
@@ -195,25 +214,26 @@ export class SqliteStore implements Store {
   }
 
   async currentRevision(): Promise<number> {
-    return this.revision;
+    return this.durable;
   }
 
   async count(prefix: string): Promise<{ count: number; revision: number }> {
     this.assertOpen();
-    return { count: this.stmts.count.get(prefix, prefixEndString(prefix))!, revision: this.revision };
+    const at = this.durable;
+    return { count: this.stmts.count.get(prefix, prefixEndString(prefix), at, at)!, revision: at };
   }
 
   watch(prefix: string, opts: WatchOptions = {}): StoreWatch {
     this.assertOpen();
-    const after = opts.afterRevision ?? this.revision;
+    const after = opts.afterRevision ?? this.durable;
     const watcher: Watcher = {
       prefix,
       queue: new WatchQueue({
         afterRevision: after,
         maxBufferedEvents: opts.maxBufferedEvents,
         progressIntervalMs: opts.progressIntervalMs,
-        // Delivery is synchronous on commit, so everything up to the current revision is already queued.
-        requestProgress: () => watcher.queue.progress(this.revision),
+        // Delivery happens as each group turns durable, so everything up to `durable` is already queued.
+        requestProgress: () => watcher.queue.progress(this.durable),
         release: () => this.watchers.delete(watcher),
       }),
     };
@@ -221,10 +241,11 @@ export class SqliteStore implements Store {
       watcher.queue.fail(new CompactedError(after + 1, this.compactRevision));
       return watcher.queue;
     }
-    // Replay and registration happen in this same tick: no commit can fall between them.
+    // Replay (up to `durable`; later groups are delivered when their fsync returns) and registration happen in
+    // this same tick: no group can turn durable between them.
     const end = prefixEndString(prefix);
-    for (let from = after; from < this.revision && !watcher.queue.closed; ) {
-      const rows = this.stmts.since.all(from, prefix, end, REPLAY_PAGE);
+    for (let from = after; from < this.durable && !watcher.queue.closed; ) {
+      const rows = this.stmts.since.all(from, this.durable, prefix, end, REPLAY_PAGE);
       if (rows.length === 0) break;
       watcher.queue.push(rows.map(toEvent));
       from = rows[rows.length - 1].revision;
@@ -238,8 +259,9 @@ export class SqliteStore implements Store {
 
   async compact(revision: number): Promise<void> {
     this.assertOpen();
-    if (revision > this.revision) throw new FutureRevisionError(revision, this.revision);
+    if (revision > this.durable) throw new FutureRevisionError(revision, this.durable);
     if (revision <= this.compactRevision) throw new CompactedError(revision, this.compactRevision);
+    // Not fsynced on its own: a compaction lost to a crash is only done again later.
     this.db.transaction(() => {
       this.stmts.compact.run({ revision });
       this.stmts.setMeta.run('compact_revision', revision);
@@ -249,12 +271,16 @@ export class SqliteStore implements Store {
 
   async grantLease(ttlSeconds: number): Promise<number> {
     this.assertOpen();
-    return this.leases.grant(ttlSeconds);
+    const id = this.leases.grant(ttlSeconds);
+    await this.makeVisible(this.revision, []);
+    return id;
   }
 
   async revokeLease(id: number): Promise<void> {
     this.assertOpen();
+    // The lease's keys are deleted in a transaction of their own; answered once that is on disk.
     this.leases.revoke(id);
+    await this.visible;
   }
 
   async ping(): Promise<void> {
@@ -264,11 +290,13 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    // Writes already accepted are committed (and answered) before the file closes.
+    // Writes already accepted are committed, synced and answered before the file closes.
     this.flush();
     this.closed = true;
     this.leases.stop();
+    await this.visible;
     for (const w of [...this.watchers]) w.queue.fail(new Error('store closed'));
+    if (this.walFd !== null) closeSync(this.walFd);
     this.db.close();
   }
 
@@ -282,7 +310,7 @@ export class SqliteStore implements Store {
       }
       return out;
     });
-    this.committed(rows);
+    void this.makeVisible(this.revision, rows).catch(() => undefined);
   }
 
   /** Queues a write for the next group commit; resolves with its row once the group is committed. */
@@ -304,6 +332,10 @@ export class SqliteStore implements Store {
     this.pending = [];
     const outcomes: Array<{ row: Row | null } | { error: unknown }> = [];
     const before = this.revision;
+    if (this.failure) {
+      for (const w of batch) w.reject(this.failure);
+      return;
+    }
     try {
       this.db.transaction(() => {
         for (const w of batch) {
@@ -322,12 +354,64 @@ export class SqliteStore implements Store {
       for (const w of batch) w.reject(e);
       return;
     }
-    this.committed(outcomes.flatMap((o) => ('row' in o && o.row ? [o.row] : [])));
-    batch.forEach((w, i) => {
-      const o = outcomes[i];
-      if ('error' in o) w.reject(o.error);
-      else w.resolve(o.row);
+    const rows = outcomes.flatMap((o) => ('row' in o && o.row ? [o.row] : []));
+    void this.makeVisible(this.revision, rows).then(
+      () =>
+        batch.forEach((w, i) => {
+          const o = outcomes[i];
+          if ('error' in o) w.reject(o.error);
+          else w.resolve(o.row);
+        }),
+      (e) => {
+        for (const w of batch) w.reject(e);
+      },
+    );
+  }
+
+  /**
+   * Once the WAL is on disk up to `upTo` (and every group before is visible): reads and new watches see it, the
+   * watchers get `rows`. Resolves then; rejects if the fsync failed.
+   */
+  private makeVisible(upTo: number, rows: Row[]): Promise<void> {
+    const synced = this.file === ':memory:' ? Promise.resolve() : this.syncWal();
+    const done = this.visible.then(() => synced).then(() => {
+      this.durable = Math.max(this.durable, upTo);
+      this.committed(rows);
     });
+    this.visible = done.catch(() => undefined);
+    return done;
+  }
+
+  /** fdatasync of the WAL, started after the one in flight: one fsync covers every group committed before it starts. */
+  private syncWal(): Promise<void> {
+    if (this.nextSync) return this.nextSync;
+    const sync = this.lastSync.then(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          this.nextSync = null;
+          if (this.failure) return reject(this.failure);
+          // The WAL exists from the first commit on and, with the file's exclusive lock, stays the same file until
+          // close (a checkpoint rewinds it in place).
+          if (this.walFd === null) {
+            try {
+              this.walFd = openSync(`${this.file}-wal`, 'r');
+            } catch (e) {
+              // No WAL yet: nothing was ever written (a group whose writes all failed), so nothing to sync.
+              if ((e as NodeJS.ErrnoException).code === 'ENOENT') return resolve();
+              throw e;
+            }
+          }
+          fdatasync(this.walFd, (e) => {
+            if (!e) return resolve();
+            // What the disk holds is unknown now: no further write is accepted.
+            this.failure = new Error(`store file ${this.file}: fsync failed: ${e.message}`);
+            reject(this.failure);
+          });
+        }),
+    );
+    this.nextSync = sync;
+    this.lastSync = sync.catch(() => undefined);
+    return sync;
   }
 
   /** One write transaction; if it rolls back, the revision counter goes back to what the file holds. */
@@ -384,11 +468,12 @@ export class SqliteStore implements Store {
   }
 
   private checkReadable(revision: number) {
-    if (revision > this.revision) throw new FutureRevisionError(revision, this.revision);
+    if (revision > this.durable) throw new FutureRevisionError(revision, this.durable);
     if (revision < this.compactRevision) throw new CompactedError(revision, this.compactRevision);
   }
 
   private assertOpen() {
     if (this.closed) throw new Error('closed');
+    if (this.failure) throw this.failure;
   }
 }

@@ -2,7 +2,7 @@
 // and the node must have room for one more pod. Every shortfall is a reason of its own, so the FailedScheduling
 // message counts `Insufficient cpu` and `Insufficient memory` separately.
 import type { NodeInfo } from '../node-info';
-import { podRequests, resourcesOf } from '../resources';
+import { podResources } from '../resources';
 import type { Pod } from '../types';
 
 export const TOO_MANY_PODS_REASON = 'Too many pods';
@@ -12,7 +12,7 @@ export function insufficientResources(pod: Pod, nodeInfo: NodeInfo): string[] {
   const reasons: string[] = [];
   const { allocatable, requested } = nodeInfo;
   if (nodeInfo.pods.length + 1 > allocatable.allowedPodNumber) reasons.push(TOO_MANY_PODS_REASON);
-  const want = resourcesOf(podRequests(pod));
+  const want = podResources(pod);
   const short = (wanted: number, free: number) => wanted > 0 && wanted > free;
   if (short(want.milliCPU, allocatable.milliCPU - requested.milliCPU)) reasons.push('Insufficient cpu');
   if (short(want.memory, allocatable.memory - requested.memory)) reasons.push('Insufficient memory');

@@ -3,7 +3,7 @@
 // requests as written (no defaults), and skips pods that request neither (1.33, kubernetes#129138): for them it
 // gives every node the same score, 0, which is what a skipped plugin adds.
 import type { NodeInfo } from '../node-info';
-import { podRequests, resourcesOf } from '../resources';
+import { podResources } from '../resources';
 import type { Pod } from '../types';
 import { DEFAULT_SCORED_RESOURCES, MAX_NODE_SCORE, allocatableAndRequested } from './resource-scores';
 
@@ -21,7 +21,7 @@ export function balancedResourceScore(amounts: ReadonlyArray<readonly [number, n
 }
 
 export function balancedAllocationScore(pod: Pod, nodeInfo: NodeInfo, resources = DEFAULT_SCORED_RESOURCES): number {
-  const want = resourcesOf(podRequests(pod));
+  const want = podResources(pod);
   if (resources.every(({ name }) => (name === 'cpu' ? want.milliCPU : want.memory) === 0)) return 0;
   return balancedResourceScore(allocatableAndRequested(nodeInfo, nodeInfo.requested, want, resources));
 }

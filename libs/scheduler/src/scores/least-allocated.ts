@@ -2,7 +2,7 @@
 // free with the pod on it, the higher the score (weighted average over the resources). It counts requests with
 // the defaults for missing cpu and memory requests, so pods that ask for nothing still spread out.
 import type { NodeInfo } from '../node-info';
-import { podRequests, resourcesOf } from '../resources';
+import { podResources } from '../resources';
 import type { Pod } from '../types';
 import { DEFAULT_SCORED_RESOURCES, MAX_NODE_SCORE, allocatableAndRequested } from './resource-scores';
 
@@ -13,7 +13,7 @@ export function leastRequestedScore(requested: number, capacity: number): number
 }
 
 export function leastAllocatedScore(pod: Pod, nodeInfo: NodeInfo, resources = DEFAULT_SCORED_RESOURCES): number {
-  const want = resourcesOf(podRequests(pod, { defaultMissing: true }));
+  const want = podResources(pod, { defaultMissing: true });
   const amounts = allocatableAndRequested(nodeInfo, nodeInfo.nonZeroRequested, want, resources);
   let score = 0;
   let weights = 0;
