@@ -36,6 +36,34 @@ function startSink(): Promise<net.Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
+/** The download direction: a source that writes TOTAL bytes in 256 KiB writes to each connection, then ends it. */
+function startSource(): Promise<net.Server> {
+  const server = net.createServer(async (s) => {
+    s.on('error', () => s.destroy());
+    for (let sent = 0; sent < TOTAL && !s.destroyed; sent += CHUNK.length) if (!s.write(CHUNK)) await new Promise((r) => s.once('drain', r));
+    s.end();
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** Reads TOTAL bytes from the source through `dialer`; bytes/s, after checking the count. */
+async function download(dialer: Dialer, port: number): Promise<number> {
+  const stream = await dialer.dial('127.0.0.1', port);
+  const started = process.hrtime.bigint();
+  let got = 0;
+  await new Promise<void>((resolve, reject) => {
+    stream.on('data', (b: Buffer) => {
+      got += b.length;
+      if (got >= TOTAL) resolve();
+    });
+    stream.once('error', reject);
+    stream.once('end', () => (got >= TOTAL ? resolve() : reject(new Error(`download ended after ${got} of ${TOTAL} bytes`))));
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  stream.destroy();
+  return TOTAL / seconds;
+}
+
 async function transfer(dialer: Dialer, port: number): Promise<number> {
   const stream = await dialer.dial('127.0.0.1', port);
   const started = process.hrtime.bigint();
@@ -75,6 +103,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main(): Promise<void> {
   const sink = await startSink();
   const sinkPort = (sink.address() as net.AddressInfo).port;
+  const source = await startSource();
+  const sourcePort = (source.address() as net.AddressInfo).port;
   const dir = tempDir('bench-egress-');
   const tls = await makeTlsFiles();
   const [tinyproxy, squid] = await Promise.all([startTinyproxy(), startSquid()]);
@@ -115,10 +145,15 @@ async function main(): Promise<void> {
     ],
     ['GRPC uds (konnectivity)', selector({ egressSelections: [{ name: 'cluster', connection: { proxyProtocol: 'GRPC', transport: { uds: { udsName: grpcSock } } } }] })],
   ];
+  // The download direction (the far end writes, the dialled stream reads), each against the direct download.
+  const downloads: Array<[string, Dialer, string]> = [
+    ['direct TCP download', directDialer, 'direct TCP download'],
+    ['GRPC uds (konnectivity) download', cases.find(([n]) => n === 'GRPC uds (konnectivity)')![1], 'direct TCP download'],
+  ];
 
   // Rounds interleave the cases so machine noise hits them alike. Reported: the best round of each case and the
   // median over rounds of (case / direct in the same round).
-  const rates = new Map<string, number[]>(cases.map(([name]) => [name, []]));
+  const rates = new Map<string, number[]>([...cases, ...downloads].map(([name]) => [name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, dialer] of cases) {
       const real = realProxies.find((p) => p.name === name);
@@ -131,10 +166,16 @@ async function main(): Promise<void> {
       if (process.env.BENCH_VERBOSE) console.error(`round ${round} ${name}: ${(rate / 1048576).toFixed(1)} MiB/s`);
       rates.get(name)!.push(rate);
     }
+    for (const [name, dialer] of downloads) {
+      const rate = await download(dialer, sourcePort);
+      if (process.env.BENCH_VERBOSE) console.error(`round ${round} ${name}: ${(rate / 1048576).toFixed(1)} MiB/s`);
+      rates.get(name)!.push(rate);
+    }
   }
   const direct = rates.get('direct TCP')!;
-  const results = cases.map(([name]) => {
+  const results = [...cases.map(([name]): [string, string] => [name, 'direct TCP']), ...downloads.map(([name, , against]): [string, string] => [name, against])].map(([name, against]) => {
     const r = rates.get(name)!;
+    const direct = rates.get(against)!;
     return {
       name,
       mbPerSecond: +(Math.max(...r) / 1048576).toFixed(1),
@@ -159,11 +200,13 @@ async function main(): Promise<void> {
   // konnectivity's target (issue 17): the test fake in-process is part of this measurement (see README).
   const grpc = results.find((r) => r.name === 'GRPC uds (konnectivity)')!;
   console.log(`  konnectivity target (>= 0.5 x direct), median round ratio: ${grpc.medianRoundRatio >= 0.5 ? 'met' : 'NOT met'} (${grpc.medianRoundRatio.toFixed(2)})`);
+  const grpcDown = results.find((r) => r.name === 'GRPC uds (konnectivity) download')!;
+  console.log(`  konnectivity download (>= 0.5 x direct download), median round ratio: ${grpcDown.medianRoundRatio >= 0.5 ? 'met' : 'NOT met'} (${grpcDown.medianRoundRatio.toFixed(2)})`);
   console.log(JSON.stringify({ bench: 'egress', megabytes: MB, rounds: ROUNDS, writeKiB: CHUNK.length / 1024, results, proxyCpu: cpu }));
 
   await Promise.all(realProxies.map((p) => p.proxy.stop()));
   pipeProxy.child.kill('SIGTERM');
-  await Promise.all([uds.close(), mtls.close(), konnectivity.close(), new Promise((r) => sink.close(r))]);
+  await Promise.all([uds.close(), mtls.close(), konnectivity.close(), new Promise((r) => sink.close(r)), new Promise((r) => source.close(r))]);
   process.exit(0);
 }
 

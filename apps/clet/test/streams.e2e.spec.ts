@@ -12,9 +12,10 @@ import { KUBECTL, startSquid, waitFor as poll, type Squid } from '@cl/testing';
 import { CletProcess, freePort, removePodLogs, startJoinedAgent } from './clet-harness';
 // Test helpers of other suites and tools/ fixtures: specs are never built, so relative imports are safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
-import { kubectlHelpers, startApiserverProcess, writeKubeconfig, type ApiserverProcess } from '../../apiserver/test/harness';
+import { httpsGet, kubectlHelpers, startApiserverProcess, writeKubeconfig, type ApiserverProcess } from '../../apiserver/test/harness';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { ensureTestImages, PrivateContainerd, startContainerd } from '../../../tools/containerd/harness';
+import { wsRequest, type WsResult } from './debug-ws';
 
 jest.setTimeout(300_000);
 
@@ -318,7 +319,7 @@ describe.each(SETUPS)('%s', (_setup, { viaSquid, x509, viaKonnectivity = false }
     const podPort = await freePort();
     webPort = podPort;
     const localPort = await freePort();
-    ok('create', '-f', podFile('web', [{ name: 'web', command: ['sh', '-c', `mkdir -p /tmp/www && echo hello-from-pod > /tmp/www/index.html && exec httpd -f -p 127.0.0.1:${podPort} -h /tmp/www`] }], { hostNetwork: true }));
+    ok('create', '-f', podFile('web', [{ name: 'web', command: ['sh', '-c', `mkdir -p /tmp/www/sub && echo hello-from-pod > /tmp/www/index.html && echo '<a href="/index.html">home</a> <img src=/sub/logo.png> <a href="http://example.com/">out</a>' > /tmp/www/links.html && exec httpd -f -p 127.0.0.1:${podPort} -h /tmp/www`] }], { hostNetwork: true }));
     await waitFor('web to run', () => maybe('get', 'pod', 'web')?.status?.phase === 'Running');
     const forward = background('port-forward', '--address=127.0.0.1', 'pod/web', `${localPort}:${podPort}`);
     await waitFor('the forward to listen', () => forward.out().includes(`Forwarding from 127.0.0.1:${localPort} -> ${podPort}`));
@@ -362,6 +363,67 @@ describe.each(SETUPS)('%s', (_setup, { viaSquid, x509, viaKonnectivity = false }
     expect(k('get', '--raw', `/api/v1/namespaces/default/pods/nowhere:${webPort}/proxy/`).stderr).toContain('Error from server (BadRequest): address not allowed');
     expect(k('get', '--raw', '/api/v1/namespaces/default/pods/a:b:c:d/proxy/').stderr).toMatch(/Error from server \(BadRequest\): invalid pod request \\?"a:b:c:d\\?"/);
     expect(k('get', '--raw', `/api/v1/namespaces/default/pods/ghost:${webPort}/proxy/`).stderr).toContain('pods "ghost" not found');
+  });
+
+  test('pods/proxy and nodes/proxy redirect `.../proxy` to `.../proxy/` and send links back through the proxy', async () => {
+    expect(webPort).toBeGreaterThan(0);
+    const prefix = `/api/v1/namespaces/default/pods/web:${webPort}/proxy`;
+    const get = (p: string, method = 'GET') => httpsGet(api, p, { method, headers: { Authorization: 'Bearer anonymous-kubectl' } });
+    // kubectl get --raw does not show a redirect: asked over HTTPS directly.
+    expect(await get(`${prefix}?a=1`)).toMatchObject({ status: 301, headers: { location: `${prefix}/?a=1` } });
+    expect(await get(prefix, 'HEAD')).toMatchObject({ status: 301, headers: { location: `${prefix}/` } });
+    expect(await get(`/api/v1/nodes/${NODE}/proxy`)).toMatchObject({ status: 301, headers: { location: `/api/v1/nodes/${NODE}/proxy/` } });
+    // The trailing slash reaches the pod's server (busybox httpd serves index.html there).
+    expect(await get(`${prefix}/`)).toMatchObject({ status: 200, body: 'hello-from-pod\n' });
+    // text/html: absolute paths on the pod's own host go under the prefix, other hosts stay.
+    expect((await get(`${prefix}/links.html`)).body).toBe(`<a href="${prefix}/index.html">home</a> <img src="${prefix}/sub/logo.png"> <a href="http://example.com/">out</a>\n`);
+    // The pod's own redirect of a directory (busybox: 302 Location /sub/) comes back through the proxy.
+    expect(await get(`${prefix}/sub`)).toMatchObject({ status: 302, headers: { location: `${prefix}/sub/` } });
+  });
+
+  test('a TTY exec session sees the size kubectl\'s terminal has, over WebSocket and SPDY, and later resizes', async () => {
+    // kubectl -t in a pseudo-terminal of 41 rows by 97 columns (util-linux `script`) sends that size at start. The
+    // size races the command's start (as upstream's does): while the terminal has no size yet busybox stty prints
+    // only an error (and exits 0), so the command asks again, for up to 5 s, until it printed a size; that goes to a
+    // file, read back after kubectl's end.
+    for (const websockets of ['true', 'false']) {
+      const file = `/tmp/size-ws-${websockets}`;
+      const sttySize = `for i in $(seq 50); do busybox stty size >${file} 2>/dev/null; test -s ${file} && exit; sleep 0.1; done; exit 1`;
+      const script = await new Promise<string>((resolve) => {
+        const cmd = `stty rows 41 cols 97; KUBECTL_REMOTE_COMMAND_WEBSOCKETS=${websockets} '${KUBECTL}' --kubeconfig '${api.kubeconfig}' exec -it ticker -- sh -c '${sttySize}'`;
+        const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: kubectlEnv() });
+        followers.push(child);
+        let out = '';
+        child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+        // script's stdin stays open: its end would reach the container's terminal as the end of input.
+        child.on('close', (code) => resolve(`${out}[exit ${code}]`));
+      });
+      expect(script).toBe('[exit 0]');
+      expect(ok('exec', 'ticker', '--', 'cat', file)).toBe('41 97\n');
+    }
+    // A resize during the session: a WebSocket client of our own sends channel 4 messages as kubectl does on SIGWINCH.
+    let send: ((channel: number, data: Buffer | string) => void) | undefined;
+    let live: WsResult | undefined;
+    const session = wsRequest(`${api.url}/api/v1/namespaces/default/pods/ticker/exec?command=sh&stdin=true&stdout=true&tty=true`, {
+      protocol: 'v5.channel.k8s.io',
+      onOpen: (s, r) => {
+        send = s;
+        live = r;
+      },
+    });
+    await waitFor('the exec WebSocket to open', () => send);
+    for (const [cols, rows] of [[113, 37], [71, 19]]) {
+      send!(4, JSON.stringify({ Width: cols, Height: rows }));
+      // `stty size` prints "rows cols" (the image links no stty applet); asked again until the resize has reached the terminal.
+      await waitFor(`stty to see ${rows} ${cols}`, () => {
+        send!(0, 'busybox stty size\n');
+        return live!.channels[1]?.toString().includes(`\n${rows} ${cols}\r`);
+      });
+    }
+    send!(0, 'exit 0\n');
+    const r = await session;
+    expect(r.status).toBe(101);
+    expect(r.channels[3]?.toString()).toContain('"status":"Success"');
   });
 
   test('the agent was dialled through the cluster egress selection', () => {

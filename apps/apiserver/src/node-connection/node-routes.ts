@@ -14,6 +14,7 @@ import { agentErrorStatus } from './agent-errors';
 import { streamLocation, type PodStreamKind } from './stream-location';
 import { relayUpgrade, upgradeRequestHead } from './upgrade-relay';
 import { PodProxyClient, podProxyLocation, splitSchemeNamePort, type NodeForPodProxy, type PodForProxy } from './pod-proxy';
+import { forwardedUri, pathPrepend, proxiedHeaders, rewriteHtmlBody, rewritesBody, rootRedirect, type LinkRewriter } from './proxy-rewrite';
 import { isWebSocketRequest, offeredProtocols } from './websocket-server';
 import { remoteCommandStreams, translateRemoteCommand, V5_CHANNEL_PROTOCOL } from './stream-translator';
 import { PORT_FORWARD_TUNNEL_PROTOCOL, tunnelPortForward } from './stream-translator-tunnel';
@@ -47,6 +48,9 @@ function transportFailure(method: string, node: NodeConnection, path: string, e:
   return statusFailure(500, '', `${method === 'GET' ? 'Get' : method[0] + method.slice(1).toLowerCase()} "https://${hostPort(node)}${path}": ${e.message}`);
 }
 
+/** A proxied request (nodes/proxy, pods/proxy) whose backend could not be reached: upstream's proxy transport's 503. */
+const unreachable = (e: Error): Status => statusFailure(503, 'ServiceUnavailable', `error trying to reach service: ${e.message}`);
+
 function fail(ctx: RequestContext, e: unknown): void {
   if (ctx.res.headersSent) {
     ctx.res.destroy();
@@ -72,6 +76,45 @@ function copiedHeaders(res: IncomingMessage): Record<string, string | string[]> 
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
   return out;
+}
+
+/** A proxied answer (pods/proxy, nodes/proxy) as upstream's wrapped proxy transport passes it on (proxy-rewrite.ts). */
+function relayProxied(from: IncomingMessage, to: ServerResponse, method: string, links: LinkRewriter): void {
+  const headers = proxiedHeaders(copiedHeaders(from), links);
+  if (method === 'HEAD' || !rewritesBody(from.headers)) return relay(from, to, headers);
+  // An HTML body is read whole to rewrite its links, as upstream does.
+  const chunks: Buffer[] = [];
+  from.on('data', (c: Buffer) => chunks.push(c));
+  from.once('end', () => {
+    const original = Buffer.concat(chunks);
+    let body: Buffer = original;
+    try {
+      body = rewriteHtmlBody(original, String(from.headers['content-encoding'] ?? ''), links);
+    } catch {
+      // A body that does not decode as its Content-Encoding says passes unchanged.
+    }
+    to.writeHead(from.statusCode ?? 502, { ...headers, 'content-length': String(body.length) });
+    to.end(body);
+  });
+  to.once('close', () => from.destroy());
+  from.once('error', () => to.destroy());
+  from.once('aborted', () => to.destroy());
+}
+
+/** Upstream's redirect of `.../proxy` to `.../proxy/` (GET and HEAD); true when answered. */
+function redirectedRoot(ctx: RequestContext, rest: string | undefined): boolean {
+  const location = rootRedirect(ctx.req.method ?? 'GET', ctx.path, rest, new URL(ctx.req.url ?? '/', 'http://x').search);
+  if (location === undefined) return false;
+  ctx.res.writeHead(301, { Location: location });
+  ctx.res.end();
+  return true;
+}
+
+/** The headers upstream's reverse proxy adds: the caller's path (X-Forwarded-Uri) and address (X-Forwarded-For). */
+function forwardingHeaders(req: IncomingMessage, prepend: string, backendPath: string): Record<string, string> {
+  const prior = req.headers['x-forwarded-for'];
+  const client = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+  return { 'x-forwarded-uri': forwardedUri(prepend, backendPath), 'x-forwarded-for': prior ? `${String(prior)}, ${client}` : client };
 }
 
 async function servePodLog(opts: NodeRoutesOptions, ctx: RequestContext, namespace: string, name: string): Promise<void> {
@@ -103,24 +146,20 @@ async function servePodLog(opts: NodeRoutesOptions, ctx: RequestContext, namespa
 
 async function serveNodeProxy(opts: NodeRoutesOptions, ctx: RequestContext, nodeName: string, rest: string | undefined): Promise<void> {
   const node = await connectionTo(opts, nodeName);
+  if (redirectedRoot(ctx, rest)) return;
   const search = new URL(ctx.req.url ?? '/', 'http://x').search;
   const path = `${rest ?? '/'}${search}`;
-  const headers: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(ctx.req.headers)) {
-    // The caller's credentials are for this server, not the agent's (upstream drops them after authentication).
-    if (v === undefined || HOP_BY_HOP.has(k) || k === 'host' || k === 'authorization' || k.startsWith('impersonate-')) continue;
-    headers[k] = v;
-  }
-  if (ctx.req.headers['content-length']) headers['content-length'] = ctx.req.headers['content-length'];
+  const prepend = pathPrepend(ctx.path, rest ?? '');
+  const headers: Record<string, string | string[]> = { ...forwardedHeaders(ctx.req), ...forwardingHeaders(ctx.req, prepend, rest ?? '') };
   let res: IncomingMessage;
   try {
     const hasBody = ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD';
     res = await opts.client.request(node, { method: ctx.req.method ?? 'GET', path, headers, ...(hasBody ? { body: ctx.req } : {}) });
   } catch (e) {
     opts.log(`Error proxying to node ${nodeName}: ${(e as Error).message}`);
-    return writeStatus(ctx.req, ctx.res, transportFailure(ctx.req.method ?? 'GET', node, path, e as Error));
+    return writeStatus(ctx.req, ctx.res, unreachable(e as Error));
   }
-  relay(res, ctx.res, copiedHeaders(res));
+  relayProxied(res, ctx.res, ctx.req.method ?? 'GET', { prepend, backendHost: hostPort(node), requestHost: ctx.req.headers.host ?? '' });
 }
 
 /**
@@ -173,19 +212,24 @@ async function servePodProxy(opts: NodeRoutesOptions, proxy: PodProxyClient, ctx
   const nodeName = pod.spec?.nodeName;
   const node = pod.spec?.hostNetwork && nodeName ? ((await storeOf(opts, 'nodes').get('', nodeName).catch(() => undefined)) as NodeForPodProxy | undefined) : undefined;
   const { host, port } = podProxyLocation(pod, node, target);
+  if (redirectedRoot(ctx, rest)) return;
   const path = `${rest ?? '/'}${new URL(ctx.req.url ?? '/', 'http://x').search}`;
   const method = ctx.req.method ?? 'GET';
-  const headers = { ...forwardedHeaders(ctx.req), host: hostPort({ host, port }) };
+  const prepend = pathPrepend(ctx.path, rest ?? '');
+  const backendHost = hostPort({ host, port });
+  // The caller's Host goes on to the pod (upstream does not set UseLocationHost for pods/proxy).
+  const requestHost = ctx.req.headers.host ?? backendHost;
+  const headers = { ...forwardedHeaders(ctx.req), ...forwardingHeaders(ctx.req, prepend, rest ?? ''), host: requestHost };
   await new Promise<void>((resolve) => {
     const out = proxy.request(target.scheme, host, port, method, path, headers);
     out.once('response', (res) => {
-      relay(res, ctx.res, copiedHeaders(res));
+      relayProxied(res, ctx.res, method, { prepend, backendHost, requestHost });
       res.once('close', resolve);
     });
     out.once('error', (e) => {
       opts.log(`Error proxying to pod ${namespace}/${target.name}: ${e.message}`);
       if (ctx.res.headersSent) ctx.res.destroy();
-      else writeStatus(ctx.req, ctx.res, statusFailure(500, '', `error trying to reach service: ${e.message}`));
+      else writeStatus(ctx.req, ctx.res, unreachable(e));
       resolve();
     });
     if (method !== 'GET' && method !== 'HEAD') ctx.req.pipe(out);
