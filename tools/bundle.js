@@ -23,6 +23,10 @@ const result = esbuild.buildSync({
   target: 'node20',
   format: 'cjs',
   sourcemap: 'linked',
+  // Whitespace and syntax only (names are kept, so stack traces still read): the start reads and compiles the
+  // whole file before anything runs, ~3.0 -> 2.0 MB, ~10-20 ms of the start (bench/clet-start).
+  minifyWhitespace: true,
+  minifySyntax: true,
   // No keepNames (it costs ~40 ms of start-up): no code here reads a class's or function's .name; errors set
   // their own `name`.
   logLevel: 'warning',

@@ -222,11 +222,6 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     log.info('Updating Pod CIDR', { originalPodCIDR: '', newPodCIDR: config.podCIDR });
     await runtime.cri.updateRuntimeConfig(config.podCIDR).catch((e: Error) => log.error('Pod CIDR update failed', undefined, e.message));
   }
-  if (cluster) {
-    const c = cluster;
-    c.start();
-    stops.push(() => c.stop());
-  }
   if (config.runOnce) {
     log.info('Pods started in runonce mode, exiting');
     io.requestShutdown();
@@ -344,6 +339,14 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     const h = servers.health;
     stops.push(() => closeServer(h));
     log.info('Started healthz server', { address: config.healthzBindAddress, port: servers.health.port });
+  }
+  if (cluster) {
+    // Registration, the lease, node status and the API server's pods start once the servers listen (upstream's
+    // Run and its health server start side by side): their TLS handshakes and first responses would otherwise
+    // interleave with the servers' start (bench/clet-start). Nothing above waits on them.
+    const c = cluster;
+    c.start();
+    stops.push(() => c.stop());
   }
   if (config.makeIPTablesUtilChains) {
     // Beside the running agent, as upstream's Run starts it. Each iptables call forks this process, ~10 ms of

@@ -67,6 +67,12 @@ test.each([
     'clusters:\n- {name: a, cluster: {server: "https://a"}}\ncontexts:\n- {name: one, context: {cluster: a}}\ncurrent-context: one\n',
     { server: 'https://a', token: undefined, cert: undefined },
   ],
+  [
+    // Outside the fast path's shapes (kubeconfig-yaml.ts): the yaml library reads it as before.
+    'YAML with an anchor, a block scalar and inline comments',
+    'clusters:\n- name: a # the only one\n  cluster: &c\n    server: "https://\\x61"\ncontexts:\n- {name: one, context: {cluster: a, user: x}}\nusers:\n- name: x\n  user:\n    token: >-\n      folded\n      token\ncurrent-context: one\n',
+    { server: 'https://a', token: 'folded token' },
+  ],
 ])('%s', (_name, content, want) => {
   const cfg = loadKubeconfig(write('config', typeof content === 'function' ? content() : content));
   const got: Record<string, unknown> = { server: cfg.server, ca: text(cfg.ca), cert: text(cfg.cert), key: text(cfg.key), token: cfg.token, insecureSkipTLSVerify: cfg.insecureSkipTLSVerify };

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
 import type { ClientConfig } from './client-config';
+import { parseSimpleYaml } from './kubeconfig-yaml';
 
 type Obj = Record<string, unknown>;
 
@@ -28,7 +29,8 @@ export function loadKubeconfig(path: string): ClientConfig {
   }
   let doc: Obj;
   try {
-    doc = asObj(parse(text));
+    // The plain shapes tools write skip the yaml library's costly first parse; the rest is the library's.
+    doc = asObj((parseSimpleYaml(text) ?? { value: parse(text) }).value);
   } catch (e) {
     throw new Error(`invalid clconfig: ${path}: ${(e as Error).message.split('\n')[0]}`);
   }
