@@ -154,6 +154,7 @@ export class Scheduler {
   private async run(): Promise<void> {
     for (;;) {
       let info = await this.queue.pop();
+      if (!info || this.stopped) return;
       // Decisions for up to DECISION_SLICE_MS per event-loop turn, then the watches deliver what changed. One
       // decision per turn starved the scheduler when it shares a busy API server's loop (each turn then carries
       // hundreds of requests: ~20 pods/s at 500 nodes in bench/density); decisions within a slice see each
@@ -168,7 +169,6 @@ export class Scheduler {
         }
         info = performance.now() < sliceEnd ? this.queue.tryPop() : undefined;
       }
-      if (this.stopped) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
   }

@@ -288,9 +288,10 @@ export class SqliteStore implements Store {
 
   async revokeLease(id: number): Promise<void> {
     this.assertOpen();
-    // The lease's keys are deleted in a transaction of their own; answered once that is on disk.
+    // The lease's keys are deleted in a transaction of their own; answered once that is on disk (or its fsync's
+    // failure reported), as grantLease.
     this.leases.revoke(id);
-    await this.visible;
+    await this.makeVisible(this.revision, []);
   }
 
   async ping(): Promise<void> {
