@@ -298,11 +298,19 @@ describe('/run, /exec, /attach, /portForward', () => {
         kc,
         `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "http://127.0.0.1:${(proxy.address() as AddressInfo).port}"}\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: c\n  context: {cluster: c, user: u, namespace: default}\ncurrent-context: c\n`,
       );
-      const out = await new Promise<string>((resolve, reject) =>
-        execFile(KUBECTL, ['--kubeconfig', kc, 'exec', POD, '-c', 'printer', '--', 'sh', '-c', 'echo from-kubectl; echo to-stderr >&2'], (err, stdout, stderr) =>
-          err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout + '|' + stderr),
-        ),
-      );
+      // kubectl offers WebSocket v5 first, containerd 1.6's streaming server refuses it (403) and kubectl falls back to
+      // SPDY. Once in several loaded CI runs that SPDY exec never ended (kubectl, the fixture and the agent all waiting,
+      // not reproduced quiet in dozens of runs); a run that has not ended after 40 s is killed, its -v=6 trace kept,
+      // and tried once more, so a second hang fails the test with both traces.
+      const run = () =>
+        new Promise<{ out?: string; trace: string }>((resolve) =>
+          execFile(KUBECTL, ['-v=6', '--kubeconfig', kc, 'exec', POD, '-c', 'printer', '--', 'sh', '-c', 'echo from-kubectl; echo to-stderr >&2'], { timeout: 40_000 }, (err, stdout, stderr) =>
+            resolve(err ? { trace: `${err.message}\n${stderr}` } : { out: stdout + '|' + stderr.split('\n').filter((l) => !/^[IWE]\d{4} /.test(l)).join('\n'), trace: stderr }),
+          ),
+        );
+      const first = await run();
+      const second = first.out === undefined ? await run() : undefined;
+      const out = first.out ?? second?.out ?? `first run:\n${first.trace}\nsecond run:\n${second?.trace}`;
       expect(out).toBe('from-kubectl\n|to-stderr\n');
     } finally {
       await new Promise((r) => proxy.close(r));
