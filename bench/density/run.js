@@ -63,7 +63,9 @@ function client(base, ca) {
         res.on('data', (d) => (text += d));
         res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: text }));
       });
-      req.on('error', reject);
+      // A pooled connection the server closed as idle (its 65 s keep-alive timeout) just as it was reused: the
+      // request never reached the server, so it is sent again on a fresh one (Node's documented pattern).
+      req.on('error', (e) => (req.reusedSocket && e.code === 'ECONNRESET' ? request(method, urlPath, body).then(resolve, reject) : reject(e)));
       req.end(data);
     });
   /** A JSON request that retries 429s as client-go does (Retry-After seconds). */
@@ -227,6 +229,28 @@ const watchCount = (text) =>
     .filter((l) => l.startsWith('apiserver_longrunning_requests{') && l.includes('verb="WATCH"'))
     .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 
+/** The sum of every sample of `name` whose labels include `match` (all of them without). */
+const metricSum = (text, name, match = '') =>
+  text
+    .split('\n')
+    .filter((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && l.includes(match))
+    .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+
+/** The API server's own runtime: GC pauses by kind (prom-client's nodejs_gc_duration_seconds), objects by resource. */
+function runtimeStats(text) {
+  const gc = {};
+  for (const kind of ['major', 'minor', 'incremental', 'weakcb']) {
+    const count = metricSum(text, 'nodejs_gc_duration_seconds_count', `kind="${kind}"`);
+    if (count) gc[kind] = { count, seconds: metricSum(text, 'nodejs_gc_duration_seconds_sum', `kind="${kind}"`) };
+  }
+  const objects = {};
+  for (const l of text.split('\n')) {
+    const m = /^apiserver_storage_objects\{resource="([^"]+)"\} (\S+)/.exec(l);
+    if (m && Number(m[2]) > 0) objects[m[1]] = Number(m[2]);
+  }
+  return { gc, objects, eventLoopLagMaxMs: metricSum(text, 'nodejs_eventloop_lag_max_seconds') * 1000 };
+}
+
 // ---- one round ----
 
 /** Creates `count` pods: `concurrency` in flight at a time, or, with `qps`, one every 1/qps s whatever the others do. */
@@ -245,7 +269,10 @@ async function createPods(c, namespace, count, spec, { qps } = {}) {
     const sent = [];
     for (let i = 0; i < count; i++) {
       await sleep(Math.max(0, started + (i * 1000) / qps - performance.now()));
-      sent.push(create(i));
+      const p = create(i);
+      // Awaited together below; a failure must not be an unhandled rejection meanwhile.
+      p.catch(() => undefined);
+      sent.push(p);
     }
     await Promise.all(sent);
     return { sentAt, latencies };
@@ -265,10 +292,15 @@ async function phase(c, namespace, nodes, { bound, count = nodes * PODS_PER_NODE
     await sleep(100);
   }
   const running = new Map();
+  // When the watch first showed the pod bound to a node (upstream's density test splits pod start the same way:
+  // create -> scheduled, scheduled -> running, each as a watch saw it).
+  const boundAt = new Map();
   const list = await c.call('GET', `/api/v1/namespaces/${namespace}/pods`);
   const stopWatch = c.watch(`/api/v1/namespaces/${namespace}/pods?watch=1&resourceVersion=${list.metadata.resourceVersion}`, (ev) => {
     const p = ev.object;
-    if (p?.status?.phase === 'Running' && !running.has(p.metadata.name)) running.set(p.metadata.name, Date.now());
+    const name = p?.metadata?.name;
+    if (p?.spec?.nodeName && !boundAt.has(name)) boundAt.set(name, Date.now());
+    if (p?.status?.phase === 'Running' && !running.has(name)) running.set(name, Date.now());
   });
   const container = { name: 'c', image: 'busybox', command: ['sleep', '3600'] };
   const started = Date.now();
@@ -277,6 +309,8 @@ async function phase(c, namespace, nodes, { bound, count = nodes * PODS_PER_NODE
   for (let i = 0; running.size < count && i < 6000; i++) await sleep(100);
   stopWatch();
   const starts = [...sentAt].filter(([n]) => running.has(n)).map(([n, t]) => running.get(n) - t);
+  const toBound = [...sentAt].filter(([n]) => boundAt.has(n)).map(([n, t]) => boundAt.get(n) - t);
+  const boundToRunning = [...running].filter(([n]) => boundAt.has(n)).map(([n, t]) => t - boundAt.get(n));
   return {
     pods: count,
     running: running.size,
@@ -286,6 +320,8 @@ async function phase(c, namespace, nodes, { bound, count = nodes * PODS_PER_NODE
     podStartP50Ms: quantile(starts, 0.5),
     podStartP90Ms: quantile(starts, 0.9),
     podStartP99Ms: quantile(starts, 0.99),
+    createToBoundMs: { p50: quantile(toBound, 0.5), p90: quantile(toBound, 0.9), p99: quantile(toBound, 0.99) },
+    boundToRunningMs: { p50: quantile(boundToRunning, 0.5), p90: quantile(boundToRunning, 0.9), p99: quantile(boundToRunning, 0.99) },
     allRunningMs: Math.max(...[...running.values()]) - started,
   };
 }
@@ -293,6 +329,7 @@ async function phase(c, namespace, nodes, { bound, count = nodes * PODS_PER_NODE
 async function round(nodes) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-density-'));
   const procs = [];
+  const servers = [];
   try {
     let storeArgs = [];
     if (STORE === 'etcd') {
@@ -300,7 +337,6 @@ async function round(nodes) {
       procs.push(etcd.child);
       storeArgs = [`--store-servers=${etcd.url}`];
     }
-    const servers = [];
     for (let i = 0; i < APISERVERS; i++) {
       // Only the first runs the scheduler and the controllers (two would race each other, as two uncoordinated
       // kube-controller-managers would: upstream elects a leader).
@@ -358,6 +394,7 @@ async function round(nodes) {
       serverLatencyByVerb: latencyByVerb(durationBuckets(metrics)),
       steadyLatencyByVerb,
       watches: watchCount(metrics),
+      runtime: runtimeStats(metrics),
       apiserverRssMB: servers.map((s) => rssMB(s.pid)),
       apiserverPeakRssMB: servers.map((s) => rssMB(s.pid, 'VmHWM')),
       apiserverCpuCores: servers.map((s, i) => (cpuSeconds(s.pid) - cpu0[i]) / wall),
@@ -365,6 +402,12 @@ async function round(nodes) {
     };
     c.close();
     return result;
+  } catch (e) {
+    // Say whether a server died under the load (and what it said last) rather than only the client's error.
+    for (const [i, s] of servers.entries()) {
+      process.stderr.write(`api${i}: ${s.child.exitCode !== null || s.child.signalCode ? `exited (${s.child.exitCode ?? s.child.signalCode})` : 'running'}; stderr tail:\n${s.err().slice(-3000)}\n`);
+    }
+    throw e;
   } finally {
     for (const p of procs.reverse()) await stopChild(p);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -387,7 +430,11 @@ function report(r) {
     `${r.nodes} hollow nodes, ${r.store} store, ${r.apiservers} API server(s): nodes started ${(r.nodesStartedMs / 1000).toFixed(1)} s, all Ready ${(r.nodesReadyMs / 1000).toFixed(1)} s`,
     ...['direct', 'scheduled', 'latency'].filter((k) => r[k]).map((k) => {
       const p = r[k];
-      return `  ${k.padEnd(9)} ${p.pods} pods (${p.running} Running), ${p.createdPerSecond.toFixed(0)} creates/s: create p50 ${f(p.createP50Ms)} ms p99 ${f(p.createP99Ms)} ms; pod start p50 ${f(p.podStartP50Ms)} ms p90 ${f(p.podStartP90Ms)} ms p99 ${f(p.podStartP99Ms)} ms; all Running after ${(p.allRunningMs / 1000).toFixed(1)} s`;
+      const split = (x) => `p50 ${f(x.p50)} p90 ${f(x.p90)} p99 ${f(x.p99)} ms`;
+      return (
+        `  ${k.padEnd(9)} ${p.pods} pods (${p.running} Running), ${p.createdPerSecond.toFixed(0)} creates/s: create p50 ${f(p.createP50Ms)} ms p99 ${f(p.createP99Ms)} ms; pod start p50 ${f(p.podStartP50Ms)} ms p90 ${f(p.podStartP90Ms)} ms p99 ${f(p.podStartP99Ms)} ms; all Running after ${(p.allRunningMs / 1000).toFixed(1)} s\n` +
+        `            create -> bound ${split(p.createToBoundMs)}; bound -> Running ${split(p.boundToRunningMs)}`
+      );
     }),
     ...[['whole run', r.serverLatencyByVerb], ...(r.steadyLatencyByVerb ? [[`steady state (latency phase, after ${r.settledAfterS.toFixed(0)} s settling)`, r.steadyLatencyByVerb]] : [])].map(
       ([label, byVerb]) =>
@@ -396,6 +443,7 @@ function report(r) {
           .join('; ')}`,
     ),
     `  API server: RSS ${r.apiserverRssMB.map(f).join('/')} MB (peak ${r.apiserverPeakRssMB.map(f).join('/')} MB), CPU ${r.apiserverCpuCores.map((x) => x.toFixed(2)).join('/')} cores; ${r.watches} watches; hollow process RSS ${r.hollowRssMB.map(f).join('/')} MB`,
+    `  API server runtime (first): GC ${Object.entries(r.runtime.gc).map(([k, g]) => `${k} ${g.count}x ${g.seconds.toFixed(1)} s`).join(', ')}; event loop lag max ${f(r.runtime.eventLoopLagMaxMs)} ms (since the previous scrape); objects ${Object.entries(r.runtime.objects).map(([k, n]) => `${k} ${n}`).join(', ')}`,
     `  targets: mutating p99 (${mutatingWindow}) ${f(mutatingP99)} ms (whole run ${f(mutatingP99Of(r.serverLatencyByVerb))} ms) (<= ${TARGETS.mutatingP99Ms}: ${mark(mutatingP99, TARGETS.mutatingP99Ms)}), pod start p99 (${judged.join('+')}) ${f(startP99)} ms (<= ${TARGETS.podStartP99Ms}: ${mark(startP99, TARGETS.podStartP99Ms)}), API server peak RSS ${f(rss)} MB (<= ${TARGETS.apiserverRssMB}: ${mark(rss, TARGETS.apiserverRssMB)})`,
   ];
   process.stdout.write(lines.join('\n') + '\n');

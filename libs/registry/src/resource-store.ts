@@ -21,6 +21,7 @@ import {
 } from '@cl/apimachinery';
 import { apiVersionOf, type KindDefinition } from '@cl/api';
 import { CompactedError, ConflictError, FutureRevisionError, type KeyValue, type LeaseManager, type Store } from '@cl/store';
+import { watchFromStore } from './uncached-watch';
 import { WatchCache, type CacheWatch } from './watch-cache';
 import type { Strategy } from './strategy';
 import type { Admission, Operation } from './admission';
@@ -80,6 +81,11 @@ export interface ResourceStoreOptions {
   admission?: Admission;
   /** Watch cache window (events kept for watches resuming from a past resourceVersion). */
   cacheCapacity?: number;
+  /**
+   * false: no watch cache; lists read the store and each watch is a store watch of its own (upstream's
+   * `--watch-cache-sizes` resource#0, its default for events).
+   */
+  watchCache?: boolean;
 }
 
 /** A stored object's revision as the decimal string clients see. */
@@ -90,9 +96,13 @@ const MAX_UNCONDITIONAL_RETRIES = 16;
 
 export class ResourceStore {
   readonly gr: GroupResource;
-  readonly cache: WatchCache<KubeObject>;
+  private readonly watchCache: WatchCache<KubeObject> | null;
   private readonly prefix: string;
   private readonly apiVersion: string;
+  /** Without a cache: the last count of the resource's keys, and the count under way. */
+  private counted = 0;
+  private counting: Promise<void> | null = null;
+  private readonly storeWatches = new Set<CacheWatch<KubeObject>>();
 
   constructor(
     readonly def: KindDefinition,
@@ -103,11 +113,22 @@ export class ResourceStore {
     this.gr = { group: def.group, resource: def.plural };
     this.prefix = `/${opts.storage?.resource ?? def.plural}/`;
     this.apiVersion = apiVersionOf(def);
-    this.cache = new WatchCache<KubeObject>(store, this.prefix, { decode: (kv) => this.decode(kv), capacity: opts.cacheCapacity, log: opts.log });
+    this.watchCache =
+      opts.watchCache === false ? null : new WatchCache<KubeObject>(store, this.prefix, { decode: (kv) => this.decode(kv), capacity: opts.cacheCapacity, log: opts.log });
+  }
+
+  /** The resource's watch cache, for in-process readers of a cached resource (a programming error to ask otherwise). */
+  get cache(): WatchCache<KubeObject> {
+    if (!this.watchCache) throw new Error(`${this.def.plural}: not kept in the watch cache`);
+    return this.watchCache;
+  }
+
+  get cached(): boolean {
+    return this.watchCache !== null;
   }
 
   start(): Promise<void> {
-    return this.cache.start();
+    return this.watchCache ? this.watchCache.start() : this.refreshCount();
   }
 
   /** The admission chain writes go through (set once every store exists, since plugins read other resources). */
@@ -116,7 +137,8 @@ export class ResourceStore {
   }
 
   stop(): void {
-    this.cache.stop();
+    this.watchCache?.stop();
+    for (const w of this.storeWatches) w.close();
   }
 
   key(namespace: string, name: string): string {
@@ -155,9 +177,25 @@ export class ResourceStore {
     return this.decode(kv);
   }
 
-  /** How many objects the resource holds now (apiserver_storage_objects). */
+  /**
+   * How many objects the resource holds (apiserver_storage_objects). Without a cache, the last count from the
+   * store; asking starts the next one (the metric is collected periodically, as upstream counts from etcd).
+   */
   get size(): number {
-    return this.cache.size;
+    if (this.watchCache) return this.watchCache.size;
+    void this.refreshCount();
+    return this.counted;
+  }
+
+  private refreshCount(): Promise<void> {
+    this.counting ??= this.store
+      .count(this.prefix)
+      .then(
+        (c) => void (this.counted = c.count),
+        () => undefined,
+      )
+      .finally(() => (this.counting = null));
+    return this.counting;
   }
 
   async list(namespace: string, opts: ListOptions = {}): Promise<ListResult> {
@@ -179,6 +217,14 @@ export class ResourceStore {
     // everything else from the watch cache (upstream's delegator rules).
     if (match === 'Exact' || (limit > 0 && rv !== '0' && match !== 'NotOlderThan')) {
       return this.listFromStore(namespace, opts, limit, revision, '', false);
+    }
+    if (!this.watchCache) {
+      // Uncached: the newest state, which is at least any revision asked for unless that is still to come.
+      const result = await this.listFromStore(namespace, opts, limit, undefined, '', false);
+      if (revision !== undefined && rv !== '0' && revision > Number(result.resourceVersion)) {
+        throw apiErrors.timeout(`Too large resource version: ${revision}, current: ${result.resourceVersion}`, 1, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+      }
+      return result;
     }
     if (rv !== '0') {
       // Unset: a consistent read, as fresh as the store now; NotOlderThan N: at least N.
@@ -238,10 +284,22 @@ export class ResourceStore {
     }
   }
 
-  /** A watch from the cache; the caller turns TooOld/TooLarge errors into upstream's ERROR events. */
+  /** A watch from the cache (or the store); the caller turns TooOld/TooLarge errors into upstream's ERROR events. */
   async watch(namespace: string, opts: WatchOptions = {}): Promise<CacheWatch<KubeObject>> {
     const rv = opts.resourceVersion;
     const at = rv && rv !== '0' ? parseRevision(rv) : undefined;
+    if (!this.watchCache) {
+      // The store watch covers just the namespace's keys; `afterRevision` 0 lists first, as rv unset or 0 does.
+      const w: CacheWatch<KubeObject> = watchFromStore(
+        this.store,
+        this.listPrefix(namespace),
+        (kv) => this.decode(kv),
+        { afterRevision: opts.sendInitialEvents ? undefined : at, filter: opts.filter, bookmarkIntervalMs: opts.bookmarkIntervalMs, initialEventsEnd: opts.sendInitialEvents },
+        () => void this.storeWatches.delete(w),
+      );
+      this.storeWatches.add(w);
+      return w;
+    }
     if (at !== undefined) await this.freshCache(at);
     else await this.cache.start();
     const after = opts.sendInitialEvents ? undefined : at;

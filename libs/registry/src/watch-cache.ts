@@ -25,12 +25,16 @@ export interface CacheEvent<T> {
 }
 
 /** A watch on the cache: iterate it; close() ends it. */
-export type CacheWatch<T> = AsyncIterable<WatchCacheItem<T>> & { close(): void };
+export type CacheWatch<T> = AsyncIterable<WatchCacheItem<T>> & {
+  close(): void;
+  /** A watch straight from the store knows the revision it has followed to (there is no cache revision to ask). */
+  readonly revision?: number;
+};
 
 export type WatchCacheItem<T> = CacheEvent<T> | { type: 'BOOKMARK'; revision: number; initialEventsEnd?: boolean };
 
 /** A change as the cache keeps it: decoded once, with the previous state for selector transitions. */
-interface Change<T> {
+export interface Change<T> {
   type: 'PUT' | 'DELETE';
   key: string;
   object: T;
@@ -335,7 +339,7 @@ export class WatchCache<T> {
 
   /** One change as one watcher sees it through its filter (upstream's cacheWatcher conversion). */
   private deliver(w: Watcher<T>, c: Change<T>, weight = 1) {
-    const item = toItem(c, w.filter);
+    const item = changeAsSeen(c, w.filter);
     if (item) w.queue.push(item, weight);
   }
 
@@ -348,7 +352,8 @@ export class WatchCache<T> {
   }
 }
 
-function toItem<T>(c: Change<T>, filter?: (object: T) => boolean): CacheEvent<T> | null {
+/** One change as a watcher with this filter sees it (upstream's cacheWatcher conversion). */
+export function changeAsSeen<T>(c: Change<T>, filter?: (object: T) => boolean): CacheEvent<T> | null {
   if (c.type === 'DELETE') {
     return !filter || filter(c.object) ? { type: 'DELETED', key: c.key, object: c.object, revision: c.revision } : null;
   }

@@ -6,13 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { configMap, deployment, pod, replicaSet } from '@cl/api';
+import { configMap, deployment, event, pod, replicaSet } from '@cl/api';
 import { SqliteStore } from '@cl/store';
 import { ResourceApi, ResourceStore, builtinKinds, type ResourceRequest } from '../index';
 
 const dir = mkdtempSync(join(tmpdir(), 'cl-handler-'));
 let store: SqliteStore;
 let cms: ResourceStore;
+let events: ResourceStore;
 let others: ResourceStore[];
 let server: Server;
 let port: number;
@@ -36,7 +37,8 @@ beforeAll(async () => {
   // A window of 3 changes, so a watch soon falls out of it.
   cms = new ResourceStore(configMap, store, strategy, { cacheCapacity: 3 });
   others = [deployment, replicaSet, pod].map((def) => new ResourceStore(def, store, kinds.find((k) => k.def === def)!.strategy));
-  await Promise.all([cms, ...others].map((s) => s.start()));
+  events = new ResourceStore(event, store, kinds.find((k) => k.def === event)!.strategy, { watchCache: false });
+  await Promise.all([cms, events, ...others].map((s) => s.start()));
   const readBody = (req: IncomingMessage) =>
     new Promise<Buffer>((resolve) => {
       const chunks: Buffer[] = [];
@@ -51,7 +53,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   server.close();
-  for (const s of [cms, ...others]) s.stop();
+  for (const s of [cms, events, ...others]) s.stop();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -89,14 +91,19 @@ test('a watch from before the window gets 200, one ERROR event with a 410 Expire
   expect(events[0].object).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: expect.stringMatching(/^too old resource version: \d+ \(\d+\)$/) });
 });
 
-test('a last BOOKMARK comes 2 s before timeoutSeconds ends the watch', async () => {
-  const api = new ResourceApi([cms], { readBody: async () => Buffer.alloc(0), bookmarkIntervalMs: 60_000 });
+// Events have no watch cache (as upstream): their watch is a store watch, whose last BOOKMARK carries the store
+// revision it followed to.
+test.each([
+  ['configmaps', 'ConfigMap', () => cms, () => Promise.resolve(cms.cache.revision)],
+  ['events', 'Event', () => events, () => store.currentRevision()],
+])('a last BOOKMARK comes 2 s before timeoutSeconds ends the watch (%s)', async (resource, kind, resourceStore, revision) => {
+  const api = new ResourceApi([resourceStore()], { readBody: async () => Buffer.alloc(0), bookmarkIntervalMs: 60_000 });
   const srv = createServer((req, res) => void api.handle(req, res, infoOf(req.method!, req.url!)));
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   try {
     const started = Date.now();
     const r = await new Promise<{ body: string; lastAt: number }>((resolve) => {
-      request({ host: '127.0.0.1', port: (srv.address() as AddressInfo).port, path: `${base}/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=3&labelSelector=none%3Dnone` }, (res) => {
+      request({ host: '127.0.0.1', port: (srv.address() as AddressInfo).port, path: `${base}/${resource}?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=3&labelSelector=none%3Dnone` }, (res) => {
         let body = '';
         let lastAt = 0;
         res.on('data', (d) => {
@@ -106,7 +113,7 @@ test('a last BOOKMARK comes 2 s before timeoutSeconds ends the watch', async () 
         res.on('end', () => resolve({ body, lastAt }));
       }).end();
     });
-    expect(lines(r.body)).toEqual([{ type: 'BOOKMARK', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: String(cms.cache.revision) } } }]);
+    expect(lines(r.body)).toEqual([{ type: 'BOOKMARK', object: { kind, apiVersion: 'v1', metadata: { resourceVersion: String(await revision()) } } }]);
     // The bookmark arrived about a second into the 3 s watch, not at its end.
     expect(r.lastAt).toBeLessThan(2500);
   } finally {

@@ -177,7 +177,7 @@ export class ResourceApi {
       kind: store.def.kind,
       asTable: form === 'table' ? (o, first) => oneRowTable(store, o, include, first) : undefined,
       onEnd: () => this.opts.onWatch?.(labels, -1),
-      finalBookmark: bookmarks ? () => store.cache.revision : undefined,
+      finalBookmark: bookmarks ? () => watch.revision ?? store.cache.revision : undefined,
     });
   }
 

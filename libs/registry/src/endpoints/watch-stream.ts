@@ -33,7 +33,12 @@ export async function streamWatch(req: IncomingMessage, res: ServerResponse, wat
   const last =
     opts.finalBookmark && opts.timeoutMs > 2000
       ? setTimeout(() => {
-          if (!res.destroyed) res.write(eventLine({ type: 'BOOKMARK', revision: opts.finalBookmark!() }, opts, false));
+          // A timer's exception would end the process: a failure here ends only this watch.
+          try {
+            if (!res.destroyed) res.write(eventLine({ type: 'BOOKMARK', revision: opts.finalBookmark!() }, opts, false));
+          } catch {
+            watch.close();
+          }
         }, opts.timeoutMs - 2000)
       : null;
   const end = () => watch.close();

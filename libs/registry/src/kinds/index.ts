@@ -29,6 +29,8 @@ export interface BuiltinKind {
   def: KindDefinition;
   strategy: Strategy;
   storage?: StorageConversion;
+  /** false: served from the store, without a watch cache (upstream's default for events). */
+  watchCache?: boolean;
 }
 
 export function builtinKinds(opts: BuiltinOptions): BuiltinKind[] {
@@ -41,11 +43,11 @@ export function builtinKinds(opts: BuiltinOptions): BuiltinKind[] {
     { def: serviceAccount, strategy: serviceAccountStrategy },
     { def: limitRange, strategy: limitRangeStrategy },
     { def: resourceQuota, strategy: resourceQuotaStrategy },
-    { def: event, strategy: eventStrategy(opts.eventTtlSeconds) },
+    { def: event, strategy: eventStrategy(opts.eventTtlSeconds), watchCache: false },
     { def: deployment, strategy: deploymentStrategy },
     { def: replicaSet, strategy: replicaSetStrategy },
     { def: lease, strategy: leaseStrategy },
-    { def: eventV1, strategy: eventV1Strategy(opts.eventTtlSeconds), storage: eventsV1Storage },
+    { def: eventV1, strategy: eventV1Strategy(opts.eventTtlSeconds), storage: eventsV1Storage, watchCache: false },
     { def: priorityClass, strategy: priorityClassStrategy },
     { def: role, strategy: roleStrategy },
     { def: clusterRole, strategy: clusterRoleStrategy },
@@ -56,7 +58,7 @@ export function builtinKinds(opts: BuiltinOptions): BuiltinKind[] {
 }
 
 export function builtinResources(store: Store, opts: BuiltinOptions): ResourceStore[] {
-  return builtinKinds(opts).map(({ def, strategy, storage }) => new ResourceStore(def, store, strategy, { leases: opts.leases, log: opts.log, storage }));
+  return builtinKinds(opts).map(({ def, strategy, storage, watchCache }) => new ResourceStore(def, store, strategy, { leases: opts.leases, log: opts.log, storage, watchCache }));
 }
 
 export { NAMESPACE_FINALIZER } from './namespaces';
