@@ -4,6 +4,7 @@
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 // tools/ holds test fixtures, not an Nx project; specs are never built, so the relative import is safe.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { startContainerd, type PrivateContainerd } from '../../../tools/containerd/harness';
@@ -81,6 +82,16 @@ describe('help and version', () => {
     const raw = await runClet(['--version=raw']);
     expect(raw.code).toBe(0);
     expect(raw.stdout.startsWith('version.Info{Major:"1", Minor:"33", GitVersion:"v1.33.0"')).toBe(true);
+  });
+
+  test('the build leaves a code cache this Node accepts, so the agent starts without compiling its bundle', () => {
+    // tools/bundle.js: dist/main.js compiles dist/main.bundle.js with dist/main.bundle.cache; a cache V8 rejects
+    // (another Node, other V8 flags) still runs, only slower, so this is the check that the start-up saving holds.
+    const dist = join(__dirname, '..', 'dist');
+    const probe = `const { Script } = require('node:vm'); const { readFileSync } = require('node:fs'); const { wrap } = require('node:module');
+      const s = new Script(wrap(readFileSync(${JSON.stringify(join(dist, 'main.bundle.js'))}, 'utf8').replace(/^#!/, '//')), { filename: ${JSON.stringify(join(dist, 'main.bundle.js'))}, cachedData: readFileSync(${JSON.stringify(join(dist, 'main.bundle.cache'))}) });
+      process.stdout.write(String(s.cachedDataRejected));`;
+    expect(execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8' })).toBe('false');
   });
 
   test('--version=vX.Y.Z-suffix sets the reported version and starts', async () => {
