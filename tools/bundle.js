@@ -9,11 +9,10 @@
 // CommonJS for Node 20 with the same behaviour; a linked source map points back at the TypeScript (through tsc's
 // maps) for `node --enable-source-maps`.
 'use strict';
-const path = require('node:path');
-const esbuild = require('esbuild');
-
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const path = require('node:path');
+const esbuild = require('esbuild');
 
 const [entry, out] = process.argv.slice(2);
 if (!entry || !out) {
@@ -44,32 +43,29 @@ if (result.errors.length > 0) process.exit(1);
 // `--version`, which runs every module body, and is only valid for this Node binary and these V8 flags: V8 checks
 // and rejects a cache that does not match (another Node, --cpu-prof), and the bundle is then compiled as usual.
 const bundle = path.basename(out).replace(/\.js$/, '.bundle.js');
+const cache = bundle.replace(/\.js$/, '.cache');
 const loader = `#!/usr/bin/env node
 // Written by tools/bundle.js: runs ${bundle} as a CommonJS module, compiled with its code cache when V8 accepts it.
 'use strict';
-const { readFileSync } = require('node:fs');
+const { readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Script } = require('node:vm');
 const { wrap } = require('node:module');
 const file = join(__dirname, ${JSON.stringify(bundle)});
 let cachedData;
 try {
-  cachedData = readFileSync(file.replace(/\\.js$/, '.cache'));
+  cachedData = readFileSync(join(__dirname, ${JSON.stringify(cache)}));
 } catch {
   cachedData = undefined;
 }
 // The bundle starts with the entry's "#!" line, which only a file run directly may have: it becomes a comment.
 const script = new Script(wrap(readFileSync(file, 'utf8').replace(/^#!/, '//')), { filename: file, cachedData });
-if (process.env.CL_WRITE_CODE_CACHE) {
-  // The build: run the module bodies, then keep what V8 compiled for them.
-  script.runInThisContext()(exports, require, module, file, __dirname);
-  require('node:fs').writeFileSync(process.env.CL_WRITE_CODE_CACHE, script.createCachedData());
-} else {
-  script.runInThisContext()(exports, require, module, file, __dirname);
-}
+script.runInThisContext()(exports, require, module, file, __dirname);
+// The build (below): once the module bodies have run, keep what V8 compiled for them.
+if (process.env.CL_WRITE_CODE_CACHE) writeFileSync(process.env.CL_WRITE_CODE_CACHE, script.createCachedData());
 `;
 fs.writeFileSync(path.resolve(out), loader, { mode: 0o755 });
-const cacheFile = path.resolve(out.replace(/\.js$/, '.bundle.cache'));
+const cacheFile = path.join(path.dirname(path.resolve(out)), cache);
 fs.rmSync(cacheFile, { force: true });
 const made = spawnSync(process.execPath, [path.resolve(out), '--version'], { env: { ...process.env, CL_WRITE_CODE_CACHE: cacheFile }, stdio: ['ignore', 'ignore', 'inherit'] });
 if (made.status !== 0 || !fs.existsSync(cacheFile)) {

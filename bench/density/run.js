@@ -223,12 +223,6 @@ async function settle(c, nodes, perNode = 0.5) {
   return (Date.now() - t0) / 1000;
 }
 
-const watchCount = (text) =>
-  text
-    .split('\n')
-    .filter((l) => l.startsWith('apiserver_longrunning_requests{') && l.includes('verb="WATCH"'))
-    .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-
 /** The sum of every sample of `name` whose labels include `match` (all of them without). */
 const metricSum = (text, name, match = '') =>
   text
@@ -393,7 +387,7 @@ async function round(nodes) {
       settledAfterS,
       serverLatencyByVerb: latencyByVerb(durationBuckets(metrics)),
       steadyLatencyByVerb,
-      watches: watchCount(metrics),
+      watches: metricSum(metrics, 'apiserver_longrunning_requests', 'verb="WATCH"'),
       runtime: runtimeStats(metrics),
       apiserverRssMB: servers.map((s) => rssMB(s.pid)),
       apiserverPeakRssMB: servers.map((s) => rssMB(s.pid, 'VmHWM')),

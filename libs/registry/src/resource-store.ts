@@ -88,6 +88,10 @@ export interface ResourceStoreOptions {
   watchCache?: boolean;
 }
 
+/** A read at a revision the store (or the cache) has not reached: upstream's 504 "Too large resource version". */
+const tooLargeResourceVersion = (requested: number | undefined, current: number | string) =>
+  apiErrors.timeout(`Too large resource version: ${requested}, current: ${current}`, 1, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+
 /** A stored object's revision as the decimal string clients see. */
 export const rvOf = (o: KubeObject): string | undefined => o.metadata?.resourceVersion;
 
@@ -222,7 +226,7 @@ export class ResourceStore {
       // Uncached: the newest state, which is at least any revision asked for unless that is still to come.
       const result = await this.listFromStore(namespace, opts, limit, undefined, '', false);
       if (revision !== undefined && rv !== '0' && revision > Number(result.resourceVersion)) {
-        throw apiErrors.timeout(`Too large resource version: ${revision}, current: ${result.resourceVersion}`, 1, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+        throw tooLargeResourceVersion(revision, result.resourceVersion);
       }
       return result;
     }
@@ -244,7 +248,7 @@ export class ResourceStore {
     try {
       await this.cache.waitUntilFresh(revision);
     } catch {
-      throw apiErrors.timeout(`Too large resource version: ${revision}, current: ${this.cache.revision}`, 1, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+      throw tooLargeResourceVersion(revision, this.cache.revision);
     }
   }
 
@@ -265,7 +269,7 @@ export class ResourceStore {
               : 'The resourceVersion for the provided list is too old.',
           );
         }
-        if (e instanceof FutureRevisionError) throw apiErrors.timeout(`Too large resource version: ${revision}, current: ${e.currentRevision}`, 1, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+        if (e instanceof FutureRevisionError) throw tooLargeResourceVersion(revision, e.currentRevision);
         throw e;
       }
       at = page.revision;
