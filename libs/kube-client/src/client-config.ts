@@ -42,6 +42,13 @@ export interface ClientConfig {
    * (client-go's maxRetries, 10 by default; 0 turns it off). Such an answer means the server did not act on it.
    */
   maxRetries?: number;
+  /**
+   * Connections this client opens for requests other than watches; more requests in flight wait for one. 0 or
+   * unset: 25 (client-go's MaxIdleConnsPerHost); negative: no cap. Watches have their own, uncapped connections.
+   */
+  maxConnections?: number;
+  /** A connection idle this long is closed (0: never); unset: 50 s, under the 65 s this project's API server keeps one. */
+  idleConnectionTimeoutMs?: number;
 }
 
 export const JSON_MEDIA_TYPE = 'application/json';

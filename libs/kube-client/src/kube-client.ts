@@ -95,7 +95,7 @@ export class KubeClient {
     void stream.done.then(() => this.watches.delete(stream));
     const start = () => {
       if (stream.stopped) return;
-      stream.attach(this.transport.send({ method: 'GET', path: path + queryString({ ...query, watch: true }), headers: this.headers }, (res) => stream.respond(res)));
+      stream.attach(this.transport.send({ method: 'GET', path: path + queryString({ ...query, watch: true }), headers: this.headers, watch: true }, (res) => stream.respond(res)));
     };
     if (this.cfg.throttleWatches && this.limiter) this.limiter.wait(this.closing.signal).then(start, (e: Error) => stream.finish(e));
     else start();
@@ -127,10 +127,12 @@ export class KubeClient {
     }
   }
 
-  private exchange(method: string, path: string, headers: Record<string, string>, body: Buffer | undefined): Promise<{ res: IncomingMessage; data: Buffer }> {
+  private exchange(method: string, path: string, headers: Record<string, string>, body: Buffer | undefined, retried = false): Promise<{ res: IncomingMessage; data: Buffer }> {
     return new Promise((resolve, reject) => {
+      let answered = false;
       let timer: NodeJS.Timeout | undefined;
       const req = this.transport.send({ method, path, headers, body }, (res) => {
+        answered = true;
         readBody(res).then((data) => {
           clearTimeout(timer);
           resolve({ res, data });
@@ -141,7 +143,14 @@ export class KubeClient {
       if (timeout && timeout > 0) {
         timer = setTimeout(() => req.destroy(Object.assign(new Error(`${method} ${path}: no complete response within ${timeout} ms`), { code: 'ETIMEDOUT' })), timeout);
       }
-      req.on('error', reject);
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed while this request went out on it (Go's errServerClosedIdle):
+        // nothing was answered, so it is sent once more on a fresh connection, as Go's transport does.
+        if (!answered && !retried && req.reusedSocket && RESET_CODES.has(e.code ?? '') && !this.closing.signal.aborted) {
+          clearTimeout(timer);
+          this.exchange(method, path, headers, body, true).then(resolve, reject);
+        } else reject(e);
+      });
       req.on('close', () => {
         clearTimeout(timer);
         this.inFlight.delete(req);
@@ -151,6 +160,7 @@ export class KubeClient {
 }
 
 const DEFAULT_MAX_RETRIES = 10;
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE']);
 
 /**
  * client-go's checkWait: a 429 or 5xx answer with a Retry-After of whole seconds asks to be tried again after

@@ -5,7 +5,7 @@
 import { clientApiObjects, type ApiObjects } from '../volumes';
 import { hostname as osHostname } from 'node:os';
 import type { CriClient } from '@cl/cri';
-import { KubeClient, createEventRecorder, eventSinkFor, type ClientConfig } from '@cl/kube-client';
+import { createEventRecorder, eventSinkFor, type ClientConfig } from '@cl/kube-client';
 import { NodeAgent } from '@cl/node';
 import { parseDuration } from '@cl/flags';
 import type { CletConfiguration, CletFlags } from '../config/types';
@@ -14,6 +14,7 @@ import type { PodReports, SecretGetter } from '../pods';
 import type { Pod } from '../pods/api-types';
 import type { ClientConfig as ApiServerConnection } from '@cl/kube-client';
 import { nodeFactsSource } from './facts';
+import { nodeClients } from './node-clients';
 
 export interface JoinOptions {
   api: ApiServerConnection;
@@ -47,12 +48,9 @@ const LABEL_DOMAIN = 'cl.io';
 export function joinCluster(o: JoinOptions): ClusterMembership {
   const { config, flags } = o;
   const base: ClientConfig = { ...o.api, userAgent: `clet/${o.version} (linux/${process.arch})`, contentType: config.contentType || undefined };
-  const client = new KubeClient({ ...base, qps: config.kubeAPIQPS, burst: config.kubeAPIBurst });
-  // Node status and lease are not rate-limited (upstream's heartbeat client), so a busy agent still heartbeats.
-  const heartbeatClient = new KubeClient({ ...base, qps: -1 });
-  // As upstream's event client (client-go's rest config): --event-qps 0 is client-go's DefaultQPS 5 and
-  // --event-burst 0 its DefaultBurst 10, as the flags' help says.
-  const eventClient = new KubeClient({ ...base, qps: config.eventRecordQPS, burst: config.eventBurst });
+  const { client, heartbeat: heartbeatClient, events: eventClient } = nodeClients(base, {
+    qps: config.kubeAPIQPS, burst: config.kubeAPIBurst, eventQPS: config.eventRecordQPS, eventBurst: config.eventBurst,
+  });
   const log = (msg: string, fields?: Record<string, unknown>, severity?: 'I' | 'W' | 'E') => {
     if (severity === 'E') o.log.error(msg, fields);
     else if (severity === 'W') o.log.warn(msg, fields);
