@@ -40,9 +40,12 @@ export async function dialKonnectivity(opts: KonnectivityDialOptions, addr: stri
     // Each dial owns its connection, as upstream; a shared subchannel would multiplex unrelated tunnels.
     'grpc.use_local_subchannel_pool': 1,
     'grpc.max_receive_message_length': -1,
-    // Not 'grpc-node.flow_control_window': with it (1, 4 or 16 MiB), grpc-js 1.14.7 stalled both directions of a
-    // tunnel whose first write was 2 MB, against a server advertising 16 MiB windows (the test fake). Correctness
-    // first: the receive window stays grpc-js's default.
+    // A 4 MiB receive window (HTTP/2 stream and connection) instead of grpc-js's 64 KiB: at 64 KiB the download
+    // direction (the node's bytes to the API server) waited for a WINDOW_UPDATE round trip every 64 KiB (0.21x of
+    // direct TCP). Upstream's Go server reads while it writes, so a large window in both directions cannot stall;
+    // a peer that stops reading while it writes (Node's HTTP/2) could, once both directions have more in flight
+    // than the socket buffers hold (test/support/konnectivity-server.ts keeps reading for that reason).
+    'grpc-node.flow_control_window': 4 * 1024 * 1024,
   });
   try {
     await waitForReady(client, udsName, combined);

@@ -43,8 +43,9 @@ export interface ClientConfig {
    */
   maxRetries?: number;
   /**
-   * Connections this client opens for requests other than watches; more requests in flight wait for one. 0 or
-   * unset: 25 (client-go's MaxIdleConnsPerHost); negative: no cap. Watches have their own, uncapped connections.
+   * Requests of this client in flight at once, watches aside (over HTTP/1.1 each holds a connection, so this caps
+   * the connections they open); more wait for a slot, in order. 0 or unset: 25 (client-go's MaxIdleConnsPerHost);
+   * negative: no cap. Watches are never capped and never wait behind requests.
    */
   maxConnections?: number;
   /** A connection idle this long is closed (0: never); unset: 50 s, under the 65 s this project's API server keeps one. */

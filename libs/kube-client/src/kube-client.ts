@@ -5,7 +5,8 @@ import { ApiError, isGone } from './api-error';
 import { acceptFor, JSON_MEDIA_TYPE, type ClientConfig } from './client-config';
 import { queryString, type Query } from './resource-path';
 import { ClientClosedError, tokenBucketFor, type TokenBucket } from './token-bucket';
-import { readBody, Transport } from './transport';
+import { DEFAULT_MAX_CONNECTIONS, readBody, Transport } from './transport';
+import { RequestSlots } from './request-slots';
 import { WatchStream, type WatchEventHandler, type WatchHandle } from './watch-stream';
 
 export type PatchType = 'strategic' | 'merge' | 'json';
@@ -33,9 +34,12 @@ export class KubeClient {
   private readonly inFlight = new Set<ClientRequest>();
   private readonly watches = new Set<WatchStream>();
   private readonly headers: Record<string, string>;
+  private readonly slots: RequestSlots | null;
 
   constructor(private readonly cfg: ClientConfig) {
     this.transport = new Transport(cfg);
+    const cap = !cfg.maxConnections ? DEFAULT_MAX_CONNECTIONS : cfg.maxConnections;
+    this.slots = cap < 0 ? null : new RequestSlots(cap);
     this.limiter = tokenBucketFor(cfg.qps, cfg.burst);
     this.headers = { Accept: acceptFor(cfg.contentType), 'User-Agent': cfg.userAgent ?? DEFAULT_USER_AGENT };
   }
@@ -95,7 +99,7 @@ export class KubeClient {
     void stream.done.then(() => this.watches.delete(stream));
     const start = () => {
       if (stream.stopped) return;
-      stream.attach(this.transport.send({ method: 'GET', path: path + queryString({ ...query, watch: true }), headers: this.headers, watch: true }, (res) => stream.respond(res)));
+      stream.attach(this.transport.send({ method: 'GET', path: path + queryString({ ...query, watch: true }), headers: this.headers }, (res) => stream.respond(res)));
     };
     if (this.cfg.throttleWatches && this.limiter) this.limiter.wait(this.closing.signal).then(start, (e: Error) => stream.finish(e));
     else start();
@@ -118,7 +122,8 @@ export class KubeClient {
     for (let attempt = 0; ; attempt++) {
       if (this.closing.signal.aborted) throw new ClientClosedError();
       await this.limiter?.wait(this.closing.signal);
-      const { res, data } = await this.exchange(method, pathAndQuery, headers, payload);
+      const release = await this.slots?.acquire(this.closing.signal);
+      const { res, data } = await this.exchange(method, pathAndQuery, headers, payload).finally(release);
       const status = res.statusCode ?? 0;
       if (status >= 200 && status <= 299) return decodeBody(data, res.headers['content-type']) as T;
       const wait = attempt < maxRetries ? retryAfterSeconds(status, res.headers['retry-after']) : undefined;

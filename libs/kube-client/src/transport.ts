@@ -1,9 +1,6 @@
-// Two keep-alive connection pools per client over node:https (or node:http for a plain server URL), with the TLS
-// material and credentials of the config applied to every request: one for watches, uncapped (every watch holds
-// its socket for its lifetime), and one for every other request, capped at `maxConnections`. client-go talks
-// HTTP/2 to an API server, one connection per client however many requests are in flight; over HTTP/1.1 each
-// request in flight is a connection of its own, and without a cap a thousand busy hollow nodes opened more
-// sockets than the API server's file limit (libuv then accepts and closes new connections: ECONNRESET).
+// One keep-alive connection pool per client over node:https (or node:http for a plain server URL), with the TLS
+// material and credentials of the config applied to every request. The pool itself is uncapped (every watch holds
+// a socket for its lifetime); KubeClient caps the requests in flight (RequestSlots), which caps the sockets they use.
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { createSecureContext, type SecureContext } from 'node:tls';
@@ -15,16 +12,14 @@ export interface SendOptions {
   path: string;
   headers: Record<string, string>;
   body?: Buffer;
-  /** A watch: sent on the uncapped pool, so it never waits for (or holds up) a request's connection. */
-  watch?: boolean;
 }
 
-/** client-go's MaxIdleConnsPerHost: the default cap on a client's connections for requests other than watches. */
+/** client-go's MaxIdleConnsPerHost: the default cap on a client's requests in flight (watches aside). */
 export const DEFAULT_MAX_CONNECTIONS = 25;
 /**
  * Idle sockets are closed after this, before this project's API server closes them (its keep-alive timeout is
  * 65 s, Node's convention), so a request rarely goes out on a socket the server is closing. Go's client keeps
- * idle connections 90 s, against a Go server that keeps them longer.
+ * idle connections 90 s, against Go servers that keep them longer.
  */
 export const DEFAULT_IDLE_CONNECTION_TIMEOUT_MS = 50_000;
 
@@ -44,8 +39,7 @@ function sharedSecureContext(ca?: Buffer, cert?: Buffer, key?: Buffer): SecureCo
 }
 
 export class Transport {
-  private requests: http.Agent;
-  private watches: http.Agent;
+  private agent: http.Agent;
   private readonly unsubscribe: (() => void) | undefined;
   private readonly request: typeof http.request;
   private readonly host: string;
@@ -62,28 +56,25 @@ export class Transport {
     this.prefix = url.pathname.replace(/\/+$/, '');
     // keepAliveMsecs also turns on TCP keep-alive probes, as Go's dialer does (30 s), so a watch on a dead
     // peer is noticed; lifo reuses the warmest idle socket.
-    // The agent's `timeout` applies to free sockets (it destroys one idle that long); a socket in use only
-    // emits 'timeout', which nothing here listens to.
+    // The agent's `timeout` applies to free sockets (it destroys one idle that long); a socket in use only emits
+    // 'timeout', which nothing here listens to.
     const idle = cfg.idleConnectionTimeoutMs ?? DEFAULT_IDLE_CONNECTION_TIMEOUT_MS;
-    const common = { keepAlive: true, keepAliveMsecs: 30_000, maxFreeSockets: 256, scheduling: 'lifo' as const, ...(idle > 0 ? { timeout: idle } : {}) };
-    const cap = cfg.maxConnections === undefined || cfg.maxConnections === 0 ? DEFAULT_MAX_CONNECTIONS : cfg.maxConnections < 0 ? Infinity : cfg.maxConnections;
+    const common = { keepAlive: true, keepAliveMsecs: 30_000, maxSockets: Infinity, maxFreeSockets: 256, scheduling: 'lifo' as const, ...(idle > 0 ? { timeout: idle } : {}) };
     // One TLS context for every connection: given ca/cert/key instead, tls.connect parses them again for each
     // socket, which was most of the CPU (and much of the memory) of opening a thousand watches.
-    const pool = (maxSockets: number) => {
-      if (!secure) return new http.Agent({ ...common, maxSockets });
+    const pool = () => {
+      if (!secure) return new http.Agent(common);
       const { cert, key } = cfg.rotatingCertificate?.current() ?? cfg;
-      return new https.Agent({ ...common, maxSockets, secureContext: sharedSecureContext(cfg.ca, cert, key), rejectUnauthorized: !cfg.insecureSkipTLSVerify });
+      return new https.Agent({ ...common, secureContext: sharedSecureContext(cfg.ca, cert, key), rejectUnauthorized: !cfg.insecureSkipTLSVerify });
     };
-    this.requests = pool(cap);
-    this.watches = pool(Infinity);
-    // A new certificate: new pools (their own TLS context and session cache: a resumed session would present the
-    // old certificate again), and the old pools' connections closed so nothing goes on with the old one.
+    this.agent = pool();
+    // A new certificate: a new pool (its own TLS context and session cache: a resumed session would present the
+    // old certificate again), and the old pool's connections closed so nothing goes on with the old one.
     this.unsubscribe = secure
       ? cfg.rotatingCertificate?.onRotate(() => {
-          const old = [this.requests, this.watches];
-          this.requests = pool(cap);
-          this.watches = pool(Infinity);
-          for (const a of old) a.destroy();
+          const old = this.agent;
+          this.agent = pool();
+          old.destroy();
         })
       : undefined;
     this.request = secure ? https.request : http.request;
@@ -94,16 +85,14 @@ export class Transport {
   send(opts: SendOptions, onResponse: (res: http.IncomingMessage) => void): http.ClientRequest {
     const headers: Record<string, string | number> = { ...this.auth, ...opts.headers };
     if (opts.body) headers['Content-Length'] = opts.body.length;
-    const agent = opts.watch ? this.watches : this.requests;
-    const req = this.request({ host: this.host, port: this.port, path: this.prefix + opts.path, method: opts.method, headers, agent }, onResponse);
+    const req = this.request({ host: this.host, port: this.port, path: this.prefix + opts.path, method: opts.method, headers, agent: this.agent }, onResponse);
     req.end(opts.body);
     return req;
   }
 
   destroy(): void {
     this.unsubscribe?.();
-    this.requests.destroy();
-    this.watches.destroy();
+    this.agent.destroy();
   }
 }
 

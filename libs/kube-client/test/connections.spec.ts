@@ -1,6 +1,6 @@
-// How a KubeClient uses connections, against scripted local servers: requests share a capped pool while watches
-// have their own, idle connections are closed before the server's keep-alive ends them, and a request that went
-// out on a kept-alive socket the server reset is sent again once on a fresh connection (only then).
+// How a KubeClient uses connections, against scripted local servers: requests in flight are capped while watches
+// are not (and reuse idle connections), idle connections are closed before the server's keep-alive ends them,
+// and a request that went out on a kept-alive socket the server reset is sent again once on a fresh connection.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { DEFAULT_MAX_CONNECTIONS, KubeClient } from '../src';
@@ -74,6 +74,36 @@ describe('connections', () => {
     expect(await Promise.all(calls)).toHaveLength(40);
     expect(s.accepted.length).toBe(expected + 1);
     w.stop();
+    c.close();
+    await stop(s);
+  });
+
+  test('closing the client fails the requests still waiting for a slot', async () => {
+    const s = await scripted(() => undefined); // never answers
+    const c = new KubeClient({ server: s.base, qps: -1, maxConnections: 1 });
+    const first = c.get('/api/v1/a').catch((e: Error) => e.name);
+    const second = c.get('/api/v1/b').catch((e: Error) => e.name);
+    await until('the first request', () => s.requests.length === 1);
+    c.close();
+    expect(await second).toBe('ClientClosedError');
+    expect(await first).toBe('ClientClosedError');
+    expect(s.requests).toEqual(['GET /api/v1/a']);
+    await stop(s);
+  });
+
+  test('a watch after a list goes out on the list\'s connection', async () => {
+    const s = await scripted((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      if (req.url?.includes('watch=true')) res.end('{"type":"ADDED","object":{"metadata":{"name":"w","resourceVersion":"2"}}}\n');
+      else res.end('{"metadata":{"resourceVersion":"1"},"items":[]}');
+    });
+    const c = new KubeClient({ server: s.base, qps: -1 });
+    await c.list('/api/v1/pods');
+    const seen: string[] = [];
+    const w = c.watch('/api/v1/pods', { resourceVersion: '1' }, (_type, obj) => seen.push(obj.metadata.name));
+    await w.done;
+    expect(seen).toEqual(['w']);
+    expect(s.accepted.length).toBe(1);
     c.close();
     await stop(s);
   });

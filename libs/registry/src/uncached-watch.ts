@@ -3,9 +3,8 @@
 // every API server a decoded copy of each for an hour of TTL. Each such watch is its own store watch (one etcd
 // watch upstream); it yields the same items as a watch on the cache, with the same errors.
 import { BoundedQueue, CompactedError, type KeyValue, type Store, type StoreWatch } from '@cl/store';
-import { CacheWatcherOverflowError, TooOldResourceVersionError, changeAsSeen, type CacheWatch, type CacheWatchOptions, type WatchCacheItem } from './watch-cache';
+import { CacheWatcherOverflowError, DEFAULT_MAX_BUFFERED, TooOldResourceVersionError, changeAsSeen, type CacheWatch, type CacheWatchOptions, type WatchCacheItem } from './watch-cache';
 
-const DEFAULT_MAX_BUFFERED = 1000;
 /** Pages of the initial list, so a large resource is never read in one store call. */
 const PAGE = 500;
 

@@ -97,7 +97,8 @@ export class CacheWatcherOverflowError extends Error {
 
 export const DEFAULT_CAPACITY = 1000;
 const DEFAULT_HISTORY_REVISIONS = 10_000;
-const DEFAULT_MAX_BUFFERED = 1000;
+/** Events a watcher may have queued before it is ended as too slow (cached and uncached watches alike). */
+export const DEFAULT_MAX_BUFFERED = 1000;
 
 interface Watcher<T> {
   queue: BoundedQueue<WatchCacheItem<T>>;

@@ -9,6 +9,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { Duplex } from 'node:stream';
 
 export interface WirePacket {
   type: string;
@@ -98,8 +99,43 @@ function frame(p: WirePacket): Buffer[] {
   return [head, body];
 }
 
+/**
+ * A connection as the HTTP/2 session sees it: writes are handed to the socket and reported done at once. Node's
+ * HTTP/2 session stops reading its socket while one of its writes is in progress; a Go server (upstream's
+ * proxy-server) reads and writes at the same time. Over a native socket, a fake that writes a window's worth (the
+ * client's 4 MiB receive window) while the client writes a window's worth to it fills both unix-socket buffers
+ * (~208 KB each) and neither side reads again. Through this wrapper the fake reads on as a Go server does; what it
+ * buffers is bounded by the client's window.
+ */
+class ReadingWhileWriting extends Duplex {
+  constructor(private readonly socket: net.Socket) {
+    super({ allowHalfOpen: false });
+    socket.on('data', (d: Buffer) => {
+      if (!this.push(d)) socket.pause();
+    });
+    socket.on('end', () => this.push(null));
+    socket.on('close', () => this.destroy());
+    socket.on('error', (e) => this.destroy(e));
+  }
+  override _read(): void {
+    this.socket.resume();
+  }
+  override _write(chunk: Buffer, _enc: BufferEncoding, callback: (e?: Error | null) => void): void {
+    this.socket.write(chunk);
+    callback();
+  }
+  override _final(callback: () => void): void {
+    this.socket.end(callback);
+  }
+  override _destroy(err: Error | null, callback: (e?: Error | null) => void): void {
+    this.socket.destroy();
+    callback(err);
+  }
+}
+
 export async function startKonnectivityServer(socketPath: string, mode: TunnelMode = { kind: 'forward' }): Promise<KonnectivityServer> {
   const server = http2.createServer({ settings: { initialWindowSize: WINDOW }, maxSessionMemory: 1024 });
+  const listener = net.createServer((socket) => server.emit('connection', new ReadingWhileWriting(socket)));
   const sessions = new Set<http2.ServerHttp2Session>();
   const ended: Array<{ promise: Promise<void>; resolve: () => void }> = [];
   const endedSlot = (n: number) => {
@@ -123,7 +159,7 @@ export async function startKonnectivityServer(socketPath: string, mode: TunnelMo
         const cut = setTimeout(() => {
           for (const s of sessions) s.destroy();
         }, 500);
-        server.close(() => {
+        listener.close(() => {
           clearTimeout(cut);
           resolve();
         });
@@ -231,8 +267,8 @@ export async function startKonnectivityServer(socketPath: string, mode: TunnelMo
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => resolve());
+    listener.once('error', reject);
+    listener.listen(socketPath, () => resolve());
   });
   return state;
 }
