@@ -43,6 +43,8 @@ const latencyPods = (nodes) => Number(arg('latency-pods', String(Math.ceil(500 /
 const TARGETS = { mutatingP99Ms: 1000, podStartP99Ms: 5000, apiserverRssMB: 2048 };
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Watches of the bench that the server ended or reset and that were opened again (see client().watch). */
+let watchRestarts = 0;
 const quantile = (xs, q) => {
   if (!xs.length) return NaN;
   const s = [...xs].sort((a, b) => a - b);
@@ -62,6 +64,7 @@ function client(base, ca) {
         res.setEncoding('utf8');
         res.on('data', (d) => (text += d));
         res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: text }));
+        res.on('error', reject);
       });
       // A pooled connection the server closed as idle (its 65 s keep-alive timeout) just as it was reused: the
       // request never reached the server, so it is sent again on a fresh one (Node's documented pattern).
@@ -80,23 +83,51 @@ function client(base, ca) {
       return r.body ? JSON.parse(r.body) : undefined;
     }
   };
-  /** Calls onEvent for each watch event until the returned stop() is called. */
+  /**
+   * Calls onEvent for each watch event until the returned stop() is called. A watch the server ends or resets is
+   * opened again from the last resourceVersion it delivered, as a reflector does (counted in `watchRestarts`).
+   */
   const watch = (urlPath, onEvent) => {
-    const req = https.get(new URL(urlPath, base), { agent: new https.Agent({ ca }) }, (res) => {
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => {
-        buf += d;
-        let nl;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (line.trim()) onEvent(JSON.parse(line));
-        }
+    let stopped = false;
+    let req;
+    let rv = new URL(urlPath, base).searchParams.get('resourceVersion');
+    const open = () => {
+      let over = false;
+      const again = (e) => {
+        if (over || stopped) return;
+        over = true;
+        watchRestarts++;
+        process.stderr.write(`${new Date().toISOString()} watch ${urlPath.split('?')[0]} ${e ? `failed: ${e.message}` : 'ended'}; watching again from ${rv}\n`);
+        setTimeout(open, 1000);
+      };
+      const url = new URL(urlPath, base);
+      if (rv) url.searchParams.set('resourceVersion', rv);
+      req = https.get(url, { agent: new https.Agent({ ca }) }, (res) => {
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          buf += d;
+          let nl;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, nl);
+            buf = buf.slice(nl + 1);
+            if (!line.trim()) continue;
+            const ev = JSON.parse(line);
+            if (ev.type === 'ERROR') return again(new Error(JSON.stringify(ev.object)));
+            rv = ev.object?.metadata?.resourceVersion ?? rv;
+            if (ev.type !== 'BOOKMARK') onEvent(ev);
+          }
+        });
+        res.on('error', again);
+        res.on('end', () => again());
       });
-    });
-    req.on('error', () => undefined);
-    return () => req.destroy();
+      req.on('error', again);
+    };
+    open();
+    return () => {
+      stopped = true;
+      req.destroy();
+    };
   };
   return { request, call, watch, close: () => agent.destroy() };
 }
@@ -388,6 +419,7 @@ async function round(nodes) {
       serverLatencyByVerb: latencyByVerb(durationBuckets(metrics)),
       steadyLatencyByVerb,
       watches: metricSum(metrics, 'apiserver_longrunning_requests', 'verb="WATCH"'),
+      benchWatchRestarts: watchRestarts,
       runtime: runtimeStats(metrics),
       apiserverRssMB: servers.map((s) => rssMB(s.pid)),
       apiserverPeakRssMB: servers.map((s) => rssMB(s.pid, 'VmHWM')),
@@ -436,7 +468,7 @@ function report(r) {
           .map(([v, x]) => `${v} ${x.count} calls p50 ${f(x.p50Ms)} ms p99 ${f(x.p99Ms)} ms`)
           .join('; ')}`,
     ),
-    `  API server: RSS ${r.apiserverRssMB.map(f).join('/')} MB (peak ${r.apiserverPeakRssMB.map(f).join('/')} MB), CPU ${r.apiserverCpuCores.map((x) => x.toFixed(2)).join('/')} cores; ${r.watches} watches; hollow process RSS ${r.hollowRssMB.map(f).join('/')} MB`,
+    `  API server: RSS ${r.apiserverRssMB.map(f).join('/')} MB (peak ${r.apiserverPeakRssMB.map(f).join('/')} MB), CPU ${r.apiserverCpuCores.map((x) => x.toFixed(2)).join('/')} cores; ${r.watches} watches (the bench's own re-opened ${r.benchWatchRestarts}x); hollow process RSS ${r.hollowRssMB.map(f).join('/')} MB`,
     `  API server runtime (first): GC ${Object.entries(r.runtime.gc).map(([k, g]) => `${k} ${g.count}x ${g.seconds.toFixed(1)} s`).join(', ')}; event loop lag max ${f(r.runtime.eventLoopLagMaxMs)} ms (since the previous scrape); objects ${Object.entries(r.runtime.objects).map(([k, n]) => `${k} ${n}`).join(', ')}`,
     `  targets: mutating p99 (${mutatingWindow}) ${f(mutatingP99)} ms (whole run ${f(mutatingP99Of(r.serverLatencyByVerb))} ms) (<= ${TARGETS.mutatingP99Ms}: ${mark(mutatingP99, TARGETS.mutatingP99Ms)}), pod start p99 (${judged.join('+')}) ${f(startP99)} ms (<= ${TARGETS.podStartP99Ms}: ${mark(startP99, TARGETS.podStartP99Ms)}), API server peak RSS ${f(rss)} MB (<= ${TARGETS.apiserverRssMB}: ${mark(rss, TARGETS.apiserverRssMB)})`,
   ];

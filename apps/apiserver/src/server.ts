@@ -7,6 +7,7 @@ import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { readFileSync } from 'node:fs';
+import { listenBacklog } from './listen-backlog';
 import { randomUUID } from 'node:crypto';
 import {
   isPromiseLike,
@@ -353,7 +354,8 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     };
     server.once('error', onError);
     server.once('listening', onListening);
-    server.listen(opts.securePort, opts.bindAddress);
+    // The kernel's somaxconn as the backlog, as Go listens (listen-backlog.ts).
+    server.listen({ port: opts.securePort, host: opts.bindAddress, backlog: listenBacklog() });
   });
   const address = server.address() as AddressInfo;
   log.info(`Serving securely on ${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`);

@@ -49,8 +49,10 @@ export async function streamWatch(req: IncomingMessage, res: ServerResponse, wat
       if (res.destroyed) break;
       const line = eventLine(item, opts, first);
       if (item.type !== 'BOOKMARK') first = false;
-      // Backpressure is the watch's bounded queue: a client that stops reading overflows it and is dropped.
-      res.write(line);
+      // A client that reads slower than events come: the next event waits here until the socket drains, so
+      // events pile up in the watch's bounded queue (not in this response's buffer) and a client that stops
+      // reading overflows it and is dropped, as upstream ends a cacheWatcher that cannot keep up.
+      if (!res.write(line)) await drained(res);
     }
   } catch (e) {
     if (!res.destroyed) {
@@ -81,4 +83,17 @@ function eventLine(item: WatchCacheItem<KubeObject>, opts: WatchStreamOptions, f
       : item.object;
   if (opts.asTable) return JSON.stringify({ type: item.type, object: opts.asTable(object, first) }) + '\n';
   return sharedLine(item.type, object);
+}
+
+/** Resolves when the response's buffer has drained, or once it is closed. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
 }
