@@ -90,7 +90,7 @@ function client(base, ca) {
   const watch = (urlPath, onEvent) => {
     let stopped = false;
     let req;
-    let rv = new URL(urlPath, base).searchParams.get('resourceVersion');
+    let rv = new URL(urlPath, base).searchParams.get('resourceVersion') ?? '';
     const open = () => {
       let over = false;
       const again = (e) => {
@@ -100,8 +100,21 @@ function client(base, ca) {
         process.stderr.write(`${new Date().toISOString()} watch ${urlPath.split('?')[0]} ${e ? `failed: ${e.message}` : 'ended'}; watching again from ${rv}\n`);
         setTimeout(open, 1000);
       };
+      if (rv === null) {
+        // The last resourceVersion left the server's window (410): list again and go on from the list.
+        const u = new URL(urlPath, base);
+        u.searchParams.delete('watch');
+        u.searchParams.delete('resourceVersion');
+        request('GET', u.pathname + u.search).then((r) => {
+          const list = JSON.parse(r.body);
+          for (const item of list.items ?? []) onEvent({ type: 'MODIFIED', object: item });
+          rv = list.metadata.resourceVersion;
+          if (!stopped) open();
+        }, (e) => again(e));
+        return;
+      }
       const url = new URL(urlPath, base);
-      if (rv) url.searchParams.set('resourceVersion', rv);
+      url.searchParams.set('resourceVersion', rv);
       req = https.get(url, { agent: new https.Agent({ ca }) }, (res) => {
         let buf = '';
         res.setEncoding('utf8');
@@ -113,7 +126,10 @@ function client(base, ca) {
             buf = buf.slice(nl + 1);
             if (!line.trim()) continue;
             const ev = JSON.parse(line);
-            if (ev.type === 'ERROR') return again(new Error(JSON.stringify(ev.object)));
+            if (ev.type === 'ERROR') {
+              if (ev.object?.code === 410) rv = null;
+              return again(new Error(JSON.stringify(ev.object)));
+            }
             rv = ev.object?.metadata?.resourceVersion ?? rv;
             if (ev.type !== 'BOOKMARK') onEvent(ev);
           }

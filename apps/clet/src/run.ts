@@ -171,7 +171,8 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     ...checkInertSettings(config, flags, fileDefaults()), ...checkFixedGates(r.gates)];
   if (managerErrs.length > 0) throw new Error(managerErrs.length === 1 ? managerErrs[0] : `[${managerErrs.join(', ')}]`);
   applyOwnOomScoreAdj(config.oomScoreAdj, logLine);
-  setMaxOpenFiles(config.maxOpenFiles, logLine);
+  // Awaited before the pod manager starts: pods and servers open files only after the limit is set.
+  const openFiles = setMaxOpenFiles(config.maxOpenFiles, logLine);
   if (config.kubeletCgroups !== '') {
     const dirs = moveSelfToCgroup(CgroupFs.host(), config.kubeletCgroups);
     log.info('Moved the clet into its cgroup', { cgroup: config.kubeletCgroups, dirs: dirs.join(',') });
@@ -215,6 +216,7 @@ async function start(r: Resolved, log: Logger, version: string, stops: Array<() 
     ...(credentials.providers ? { imageCredentials: credentials.providers } : {}),
     ...(cluster ? { reports: cluster.reports, pullSecrets: cluster.secrets, apiObjects: cluster.apiObjects } : {}),
   });
+  await openFiles;
   await podManager.start();
   stops.push(() => podManager.stop());
   if (config.podCIDR !== '') {

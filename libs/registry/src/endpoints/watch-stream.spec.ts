@@ -4,7 +4,7 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeObject } from '@cl/apimachinery';
-import type { CacheWatch, WatchCacheItem } from '../watch-cache';
+import { CacheWatcherOverflowError, TooOldResourceVersionError, type CacheWatch, type WatchCacheItem } from '../watch-cache';
 import { streamWatch } from './watch-stream';
 
 const EVENTS = 2000;
@@ -21,18 +21,31 @@ function countingWatch(): CacheWatch<KubeObject> & { taken: number } {
     async *[Symbol.asyncIterator](): AsyncGenerator<WatchCacheItem<KubeObject>> {
       for (let i = 0; i < EVENTS && !w.closed; i++) {
         w.taken++;
-        yield { type: 'ADDED', revision: i + 1, object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, resourceVersion: String(i + 1) }, data: { p: PAYLOAD } } as KubeObject };
+        yield { type: 'ADDED', key: `/configmaps/c${i}`, revision: i + 1, object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, resourceVersion: String(i + 1) }, data: { p: PAYLOAD } } as KubeObject };
       }
     },
   };
   return w;
 }
 
+/** Two events, then the watch ends with `error`. */
+function failingWatch(error: Error): CacheWatch<KubeObject> {
+  return {
+    close() {},
+    async *[Symbol.asyncIterator](): AsyncGenerator<WatchCacheItem<KubeObject>> {
+      for (let i = 0; i < 2; i++) yield { type: 'ADDED', key: `/configmaps/c${i}`, revision: i + 1, object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, resourceVersion: String(i + 1) } } as KubeObject };
+      throw error;
+    },
+  };
+}
+
 let server: Server;
 let watch: ReturnType<typeof countingWatch>;
+let failWith: Error | undefined;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
+    if (failWith) return void streamWatch(req, res, failingWatch(failWith), { timeoutMs: 600_000, apiVersion: 'v1', kind: 'ConfigMap' });
     watch = countingWatch();
     void streamWatch(req, res, watch, { timeoutMs: 600_000, apiVersion: 'v1', kind: 'ConfigMap' });
   });
@@ -66,4 +79,24 @@ test('a client that stops reading holds the stream at what the socket buffers; r
   await new Promise((r) => res.on('end', r));
   expect(lines).toBe(EVENTS);
   expect(watch.taken).toBe(EVENTS);
+});
+
+test.each<[string, Error, string[]]>([
+  ['a watcher dropped for falling behind ends cleanly, as a timed-out one', new CacheWatcherOverflowError(1000), ['ADDED', 'ADDED']],
+  ['a resourceVersion that left the window ends with an ERROR event (410)', new TooOldResourceVersionError(1, 5), ['ADDED', 'ADDED', 'ERROR']],
+])('%s', async (_name, error, types) => {
+  failWith = error;
+  try {
+    const body = await new Promise<string>((resolve) =>
+      request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/' }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve(text));
+      }).end(),
+    );
+    expect(body.trim().split('\n').map((l) => JSON.parse(l).type)).toEqual(types);
+  } finally {
+    failWith = undefined;
+  }
 });

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { statusFailure, type KubeObject } from '@cl/apimachinery';
 import type { CacheWatch, WatchCacheItem } from '../watch-cache';
-import { TooOldResourceVersionError } from '../watch-cache';
+import { CacheWatcherOverflowError, TooOldResourceVersionError } from '../watch-cache';
 import { eventLine as sharedLine } from './serialize';
 import { TABLE_CONTENT_TYPE } from './negotiation';
 
@@ -55,7 +55,9 @@ export async function streamWatch(req: IncomingMessage, res: ServerResponse, wat
       if (!res.write(line)) await drained(res);
     }
   } catch (e) {
-    if (!res.destroyed) {
+    // A watcher dropped for falling behind ends like a timed-out one, as upstream's cacheWatcher is stopped: the
+    // client watches again at once from the last resourceVersion it got.
+    if (!res.destroyed && !(e instanceof CacheWatcherOverflowError)) {
       const message = e instanceof TooOldResourceVersionError ? e.message : `watch ended: ${(e as Error).message}`;
       const status = e instanceof TooOldResourceVersionError ? statusFailure(410, 'Expired', message) : statusFailure(500, 'InternalError', message);
       res.write(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
