@@ -2,7 +2,7 @@
 // --kube-api-burst), a heartbeat client for node status and the lease that no rate limit holds back, and an event
 // client with the event limits. Upstream's three share one HTTP/2 connection; over HTTP/1.1 each request in flight
 // takes a connection, so each client is capped: a thousand nodes in one cluster then hold ~10 connections apiece
-// to the API server (not up to a burst's worth each, which went past its file limit: bench/density).
+// to the API server, not up to a burst's worth each (bench/density).
 import { KubeClient, type ClientConfig } from '@cl/kube-client';
 
 export interface NodeClientLimits {
