@@ -31,7 +31,7 @@ function countingWatch(): CacheWatch<KubeObject> & { taken: number } {
 /** Two events, then the watch ends with `error`. */
 function failingWatch(error: Error): CacheWatch<KubeObject> {
   return {
-    close() {},
+    close: () => undefined,
     async *[Symbol.asyncIterator](): AsyncGenerator<WatchCacheItem<KubeObject>> {
       for (let i = 0; i < 2; i++) yield { type: 'ADDED', key: `/configmaps/c${i}`, revision: i + 1, object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, resourceVersion: String(i + 1) } } as KubeObject };
       throw error;
