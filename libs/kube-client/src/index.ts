@@ -13,4 +13,5 @@ export { TokenBucket, ClientClosedError, DEFAULT_QPS, DEFAULT_BURST } from './to
 export { Backoff, REFLECTOR_BACKOFF, type BackoffOptions } from './backoff';
 export * from './events';
 export { handlersWhile } from './handler-gate';
-export { DEFAULT_MAX_CONNECTIONS, DEFAULT_IDLE_CONNECTION_TIMEOUT_MS } from './transport';
+export { DEFAULT_IDLE_CONNECTION_TIMEOUT_MS } from './transport';
+export { DEFAULT_MAX_CONNECTIONS } from './request-slots';

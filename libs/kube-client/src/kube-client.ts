@@ -5,8 +5,8 @@ import { ApiError, isGone } from './api-error';
 import { acceptFor, JSON_MEDIA_TYPE, type ClientConfig } from './client-config';
 import { queryString, type Query } from './resource-path';
 import { ClientClosedError, tokenBucketFor, type TokenBucket } from './token-bucket';
-import { DEFAULT_MAX_CONNECTIONS, readBody, Transport } from './transport';
-import { RequestSlots } from './request-slots';
+import { readBody, Transport } from './transport';
+import { requestSlotsFor, type RequestSlots } from './request-slots';
 import { WatchStream, type WatchEventHandler, type WatchHandle } from './watch-stream';
 
 export type PatchType = 'strategic' | 'merge' | 'json';
@@ -38,8 +38,7 @@ export class KubeClient {
 
   constructor(private readonly cfg: ClientConfig) {
     this.transport = new Transport(cfg);
-    const cap = !cfg.maxConnections ? DEFAULT_MAX_CONNECTIONS : cfg.maxConnections;
-    this.slots = cap < 0 ? null : new RequestSlots(cap);
+    this.slots = requestSlotsFor(cfg.maxConnections);
     this.limiter = tokenBucketFor(cfg.qps, cfg.burst);
     this.headers = { Accept: acceptFor(cfg.contentType), 'User-Agent': cfg.userAgent ?? DEFAULT_USER_AGENT };
   }

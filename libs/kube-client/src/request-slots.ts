@@ -3,6 +3,15 @@
 // slot: each holds its connection for its whole life, and a watch must never wait behind requests).
 import { ClientClosedError } from './token-bucket';
 
+/** client-go's MaxIdleConnsPerHost: the default cap on a client's requests in flight (watches aside). */
+export const DEFAULT_MAX_CONNECTIONS = 25;
+
+/** The slots for a client's maxConnections, as tokenBucketFor reads qps: 0 or unset means 25, negative means no cap (null). */
+export function requestSlotsFor(maxConnections: number | undefined): RequestSlots | null {
+  const cap = !maxConnections ? DEFAULT_MAX_CONNECTIONS : maxConnections;
+  return cap < 0 ? null : new RequestSlots(cap);
+}
+
 export class RequestSlots {
   private free: number;
   private readonly waiting: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];

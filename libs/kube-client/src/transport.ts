@@ -14,8 +14,6 @@ export interface SendOptions {
   body?: Buffer;
 }
 
-/** client-go's MaxIdleConnsPerHost: the default cap on a client's requests in flight (watches aside). */
-export const DEFAULT_MAX_CONNECTIONS = 25;
 /**
  * Idle sockets are closed after this, before this project's API server closes them (its keep-alive timeout is
  * 65 s, Node's convention), so a request rarely goes out on a socket the server is closing. Go's client keeps
