@@ -11,9 +11,13 @@ jest.setTimeout(120_000);
 
 const QUIET = ['--enable-scheduler=false', '--controllers='];
 
-/** A create whose body is sent only when `finish` is called: it holds a mutating seat until then. */
-function slowCreate(api: ApiserverProcess, name: string): { finish(): Promise<number> } {
+/**
+ * A create whose body is sent only when `finish` is called: it holds a mutating seat until then. `answered` says
+ * whether the server has already answered it (a create that found the server full is answered 429 at once).
+ */
+function slowCreate(api: ApiserverProcess, name: string): { finish(): Promise<number>; answered(): boolean } {
   let req: ClientRequest;
+  let answered = false;
   const status = new Promise<number>((resolve, reject) => {
     req = request(`${api.url}/api/v1/namespaces/default/configmaps`, { method: 'POST', ca: api.servingCA(), headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
       res.resume();
@@ -22,7 +26,12 @@ function slowCreate(api: ApiserverProcess, name: string): { finish(): Promise<nu
     req.on('error', reject);
     req.write('{"metadata":');
   });
+  status.then(
+    () => (answered = true),
+    () => (answered = true),
+  );
   return {
+    answered: () => answered,
     finish: () => {
       req.end(`{"name":"${name}"}}`);
       return status;
@@ -64,8 +73,12 @@ describe('with priority and fairness (the default): one pool of both limits, hea
   afterAll(() => api?.cleanup());
 
   test('two held creates fill the pool: a read is turned away, /readyz still answers', async () => {
-    const held = [slowCreate(api, 'a'), slowCreate(api, 'b')];
+    const held = [slowCreate(api, 'a')];
+    await waitFor(async () => (await inFlight(api, 'mutating')) === 1 || undefined, 'the first create to hold its seat');
+    // The second create races this test's own probes for the last seat: one that lost (answered 429) is sent again.
+    held.push(slowCreate(api, 'b'));
     await waitFor(async () => {
+      if (held[1].answered()) held[1] = slowCreate(api, 'b');
       const r = await httpsGet(api, '/api/v1/namespaces');
       return r.status === 429 || undefined;
     }, 'the pool to fill');
