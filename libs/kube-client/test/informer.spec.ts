@@ -1,7 +1,6 @@
 // The Informer against the real API server: the first list, events in order, clean re-watches, resuming after
 // the API server restarts (no relist, no duplicate adds), and a relist whose difference reaches the handlers
 // after the server no longer holds the informer's resourceVersion (410).
-import { DEFAULT_CAPACITY } from '@cl/registry';
 import { freePort } from '@cl/testing';
 import { Informer, isGone, resourcePath, type KubeClient } from '../src';
 import { clientFor, eventually, requestCount, startApiserverProcess, type ApiserverProcess } from './server';
@@ -110,16 +109,16 @@ test('watches that time out are resumed from the last resourceVersion, without a
 
 describe('across API server restarts', () => {
   /** Kills the server, lets `offline` change the store through a server on another port, then restarts it on the old port. */
-  async function restartWithChanges(offline: (side: KubeClient) => Promise<void>) {
+  async function restartWithChanges(offline: (side: KubeClient, proc: ApiserverProcess) => Promise<void>, sideArgs: string[] = []) {
     const { dir, port } = api;
     await api.kill('SIGKILL');
     // The informer keeps dialling the old port, so it sees none of these changes as they happen.
     let sidePort = await freePort();
     while (sidePort === port) sidePort = await freePort();
-    const side = await startApiserverProcess(QUIET, { dir, port: sidePort });
+    const side = await startApiserverProcess([...QUIET, ...sideArgs], { dir, port: sidePort });
     const sideClient = clientFor(side);
     try {
-      await offline(sideClient);
+      await offline(sideClient, side);
     } finally {
       sideClient.close();
       await side.kill('SIGTERM');
@@ -152,21 +151,19 @@ describe('across API server restarts', () => {
     const { inf, events, logs } = informerOf(cms('expire'));
     await inf.start();
     const before = inf.lastSyncResourceVersion;
-    await restartWithChanges(async (side) => {
-      await side.patch(cms('expire', 'change'), { data: { v: '2' } });
-      await side.delete(cms('expire', 'drop'));
-      await side.create(cms('expire'), { metadata: { name: 'new' } });
-      // More config map changes than the server's watch cache keeps (DEFAULT_CAPACITY), so the informer's
-      // resourceVersion is older than anything it can resume from.
-      const workers = 8;
-      for (let w = 0; w < workers; w++) await side.create(cms('churn'), { metadata: { name: `w${w}` } });
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: workers }, async (_, w) => {
-          while (next++ < DEFAULT_CAPACITY + 100) await side.patch(cms('churn', `w${w}`), { data: { n: String(next) } }, 'merge');
-        }),
-      );
-    });
+    await restartWithChanges(
+      async (side, proc) => {
+        await side.patch(cms('expire', 'change'), { data: { v: '2' } });
+        await side.delete(cms('expire', 'drop'));
+        await side.create(cms('expire'), { metadata: { name: 'new' } });
+        // The store compacts its history past these changes, so the restarted server's cache cannot replay them
+        // and the informer's resourceVersion is older than anything it can resume from.
+        const last = Number((await side.create<{ metadata: { resourceVersion: string } }>(cms('churn'), { metadata: { name: 'last' } })).metadata.resourceVersion);
+        const compactedTo = () => Math.max(0, ...[...proc.output().matchAll(/compacted history up to revision (\d+)/g)].map((m) => Number(m[1])));
+        await eventually(() => compactedTo() >= last || undefined, 'the store to compact past the changes');
+      },
+      ['--store-compaction-interval=1s'],
+    );
     await eventually(() => inf.get('expire/new'), 'the informer to relist');
     expect(events).toEqual(['add change {"v":"1"}', 'add drop {"v":"1"}', 'add keep {"v":"1"}', 'update change {"v":"1"}->{"v":"2"}', 'add new {}', 'delete drop']);
     expect(logs).toContain('Watch expired, relisting');

@@ -1,4 +1,4 @@
-export { WatchCache, TooOldResourceVersionError, TooLargeResourceVersionError, CacheWatcherOverflowError, DEFAULT_CAPACITY } from './watch-cache';
+export { WatchCache, TooOldResourceVersionError, TooLargeResourceVersionError, CacheWatcherOverflowError } from './watch-cache';
 export type { CachedObject, CacheEvent, CacheWatch, CacheEventType, CacheWatchOptions, WatchCacheItem, WatchCacheOptions } from './watch-cache';
 export { ResourceStore, rvOf } from './resource-store';
 export type { ListOptions, ListResult, WatchOptions, WriteOptions, ResourceStoreOptions, StorageConversion } from './resource-store';

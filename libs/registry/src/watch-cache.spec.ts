@@ -110,6 +110,29 @@ test('a watcher whose consumer stops reading is dropped; the others go on', asyn
   expect((await take(other, 10)).pop()).toBe(`MODIFIED a:v9@${last}`);
 });
 
+test('a watcher dropped for falling 1,000 changes behind resumes from where it was: the window holds more than that', async () => {
+  // Upstream's sizing (no fixed capacity): the window keeps 75 s of changes, so a client that re-watches at once
+  // from its last resourceVersion gets the rest instead of a 410 and a relist.
+  const sized = new WatchCache<Pod>(store, '/pods/', { decode, progressIntervalMs: 100 });
+  await sized.start();
+  try {
+    const from = sized.revision;
+    const slow = sized.watch({ afterRevision: from });
+    const first = await put('a', 'v0');
+    const got = await take(slow, 1);
+    expect(got).toEqual([`MODIFIED a:v0@${first}`]);
+    const dropped = sized.watch({ afterRevision: first });
+    let last = 0;
+    for (let i = 1; i <= 1500; i++) last = await put('a', `v${i}`);
+    await sized.waitUntilFresh(last);
+    await expect(take(dropped, 1500)).rejects.toBeInstanceOf(CacheWatcherOverflowError);
+    const resumed = await take(sized.watch({ afterRevision: first }), 1500);
+    expect([resumed.length, resumed[0], resumed[1499]]).toEqual([1500, `MODIFIED a:v1@${first + 1}`, `MODIFIED a:v1500@${last}`]);
+  } finally {
+    sized.stop();
+  }
+});
+
 test('when the store watch is compacted away, the cache relists and ends its watchers so they watch again', async () => {
   // A store whose first watch breaks as compacted after one event, as when compaction overtakes a slow cache.
   const real = new SqliteStore(join(dir, `${Math.random()}.db`));

@@ -5,6 +5,7 @@
 // overtook it, it fell behind), the cache relists and ends its watchers so their clients watch again, as
 // upstream's reflector does.
 import { BoundedQueue, CompactedError, type KeyValue, type Store, type StoreEvent, type StoreWatch } from '@cl/store';
+import { EventWindow, type EventWindowOptions } from './event-window';
 
 export interface CachedObject<T> {
   key: string;
@@ -44,8 +45,13 @@ export interface Change<T> {
 
 export interface WatchCacheOptions<T> {
   decode: (kv: KeyValue) => T;
-  /** Recent changes kept for watches that resume from a past resourceVersion (upstream keeps 100 and more). */
+  /**
+   * How many recent changes are kept for watches that resume from a past resourceVersion: unset, upstream's sizing
+   * (75 s of changes, 100 to 102,400; event-window.ts); a number, exactly that many.
+   */
   capacity?: number;
+  /** The sizing's clock and fresh duration (tests). */
+  window?: Omit<EventWindowOptions, 'capacity'>;
   /** Store revisions of history before the list to replay into the window (bounded by what compaction left). */
   historyRevisions?: number;
   /** How often an idle store watch reports progress, so the cache's revision (and bookmarks) keep up. */
@@ -95,7 +101,6 @@ export class CacheWatcherOverflowError extends Error {
   }
 }
 
-export const DEFAULT_CAPACITY = 1000;
 const DEFAULT_HISTORY_REVISIONS = 10_000;
 /** Events a watcher may have queued before it is ended as too slow (cached and uncached watches alike). */
 export const DEFAULT_MAX_BUFFERED = 1000;
@@ -110,7 +115,7 @@ export class WatchCache<T> {
   private readonly objects = new Map<string, CachedObject<T>>();
   /** The keys of `objects`, sorted: inserted and removed as objects come and go. */
   private sortedKeys: string[] = [];
-  private readonly window: Change<T>[] = [];
+  private readonly window: EventWindow<Change<T>>;
   private readonly watchers = new Set<Watcher<T>>();
   private readonly freshWaiters: Array<{ revision: number; resolve: () => void }> = [];
   private storeWatch: StoreWatch | null = null;
@@ -120,7 +125,6 @@ export class WatchCache<T> {
   /** The revision of the last list: changes up to it come from history replay and only fill the window. */
   private listedAt = 0;
   private stopped = false;
-  private readonly capacity: number;
   private readyPromise: Promise<void> | null = null;
 
   constructor(
@@ -128,7 +132,7 @@ export class WatchCache<T> {
     private readonly prefix: string,
     private readonly opts: WatchCacheOptions<T>,
   ) {
-    this.capacity = opts.capacity ?? DEFAULT_CAPACITY;
+    this.window = new EventWindow({ ...opts.window, capacity: opts.capacity });
   }
 
   /** Lists the resource and starts following it; resolves once the cache holds a consistent state. */
@@ -209,7 +213,7 @@ export class WatchCache<T> {
         q.fail(new TooOldResourceVersionError(after, this.horizon));
         return q;
       }
-      for (const c of this.window) if (c.revision > after) this.deliver(watcher, c, 0);
+      for (const c of this.window.after(after)) this.deliver(watcher, c, 0);
     }
     if (opts.bookmarkIntervalMs && opts.bookmarkIntervalMs > 0) {
       watcher.timer = setInterval(() => q.push({ type: 'BOOKMARK', revision: this.current }, 0), opts.bookmarkIntervalMs);
@@ -228,7 +232,7 @@ export class WatchCache<T> {
   private async sync(): Promise<void> {
     // The first list is paged at one revision, so a large resource is never read in one response.
     this.objects.clear();
-    this.window.length = 0;
+    this.window.clear();
     let page = await this.store.range(this.prefix, { limit: 500 });
     const revision = page.revision;
     for (;;) {
@@ -250,7 +254,7 @@ export class WatchCache<T> {
 
   private startWatch(after: number) {
     this.horizon = after;
-    this.window.length = 0;
+    this.window.clear();
     const watch = this.store.watch(this.prefix, { afterRevision: after, progressIntervalMs: this.opts.progressIntervalMs ?? 1000 });
     this.storeWatch = watch;
     // Once established, a progress notification marks the end of the replayed history.
@@ -279,7 +283,7 @@ export class WatchCache<T> {
       }
     } catch (e) {
       if (this.stopped) return this.caughtUp(Infinity);
-      if (e instanceof CompactedError && this.horizon < this.listedAt && this.window.every((c) => c.revision <= this.listedAt)) {
+      if (e instanceof CompactedError && this.horizon < this.listedAt && (this.window.newest() ?? 0) <= this.listedAt) {
         // Less history than asked for: keep what the list gave and follow from there (or the compacted point).
         this.startWatch(Math.min(this.listedAt, Math.max(this.horizon, e.compactedRevision)));
         return;
@@ -334,8 +338,8 @@ export class WatchCache<T> {
   }
 
   private record(change: Change<T>) {
-    this.window.push(change);
-    if (this.window.length > this.capacity) this.horizon = this.window.shift()!.revision;
+    const evicted = this.window.push(change);
+    if (evicted !== undefined) this.horizon = evicted;
   }
 
   /** One change as one watcher sees it through its filter (upstream's cacheWatcher conversion). */
