@@ -14,7 +14,7 @@
 //
 //   npx nx run-many -t build -p apiserver clet && node bench/density/run.js [--nodes=100,500] [--pods-per-node=30]
 //       [--store=embedded|etcd] [--apiservers=1|2] [--concurrency=50] [--phases=direct,scheduled,latency]
-//       [--latency-pods=N] [--latency-qps=5] [--hollow-processes=1]
+//       [--latency-pods=N] [--latency-qps=5] [--hollow-processes=1] [--saturation-qps=N]
 //
 // --apiservers=2 (with --store=etcd) runs two API servers on the same etcd; each hollow process talks to one.
 const { spawn } = require('node:child_process');
@@ -38,6 +38,9 @@ const CONCURRENCY = Number(arg('concurrency', '50'));
 const HOLLOW_PROCESSES = Number(arg('hollow-processes', '1'));
 const PHASES = arg('phases', 'direct,scheduled,latency').split(',');
 const LATENCY_QPS = Number(arg('latency-qps', '5'));
+// Saturation paced at a fixed rate instead of `--concurrency` creates in flight (upstream's density test paces its
+// saturation too: clusterloader2's DENSITY_TEST_THROUGHPUT); 0, the default, is as fast as the server answers.
+const SATURATION_QPS = Number(arg('saturation-qps', '0'));
 // Upstream: enough iterations of one pod per node to reach MinPodStartupMeasurements (500).
 const latencyPods = (nodes) => Number(arg('latency-pods', String(Math.ceil(500 / nodes) * nodes)));
 const TARGETS = { mutatingP99Ms: 1000, podStartP99Ms: 5000, apiserverRssMB: 2048 };
@@ -407,8 +410,8 @@ async function round(nodes) {
       await sleep(200);
     }
     const nodesReadyMs = Date.now() - t0;
-    const direct = PHASES.includes('direct') ? await phase(c, 'density-direct', nodes, { bound: true }) : undefined;
-    const scheduled = PHASES.includes('scheduled') ? await phase(c, 'density-scheduled', nodes, { bound: false }) : undefined;
+    const direct = PHASES.includes('direct') ? await phase(c, 'density-direct', nodes, { bound: true, qps: SATURATION_QPS || undefined }) : undefined;
+    const scheduled = PHASES.includes('scheduled') ? await phase(c, 'density-scheduled', nodes, { bound: false, qps: SATURATION_QPS || undefined }) : undefined;
     let latency;
     let steadyLatencyByVerb;
     let settledAfterS;
@@ -498,7 +501,7 @@ function report(r) {
     report(r);
     results.push(r);
   }
-  process.stdout.write(JSON.stringify({ bench: 'density', podsPerNode: PODS_PER_NODE, concurrency: CONCURRENCY, targets: TARGETS, results }) + '\n');
+  process.stdout.write(JSON.stringify({ bench: 'density', podsPerNode: PODS_PER_NODE, concurrency: CONCURRENCY, saturationQps: SATURATION_QPS, targets: TARGETS, results }) + '\n');
 })().catch((e) => {
   process.stderr.write(`${e.stack ?? e}\n`);
   process.exit(1);
