@@ -48,6 +48,8 @@ export interface ListResult {
 
 export interface WatchOptions {
   filter?: (object: KubeObject) => boolean;
+  /** The value of the kind's watch index field that `filter` requires (see Strategy.watchIndexField). */
+  index?: string;
   resourceVersion?: string;
   bookmarkIntervalMs?: number;
   /** ADDED for the state at resourceVersion or later, then a BOOKMARK marking the end of them (WatchList). */
@@ -118,7 +120,12 @@ export class ResourceStore {
     this.prefix = `/${opts.storage?.resource ?? def.plural}/`;
     this.apiVersion = apiVersionOf(def);
     this.watchCache =
-      opts.watchCache === false ? null : new WatchCache<KubeObject>(store, this.prefix, { decode: (kv) => this.decode(kv), capacity: opts.cacheCapacity, log: opts.log });
+      opts.watchCache === false ? null : new WatchCache<KubeObject>(store, this.prefix, {
+            decode: (kv) => this.decode(kv),
+            capacity: opts.cacheCapacity,
+            log: opts.log,
+            indexOf: strategy.watchIndexField ? strategy.fields?.[strategy.watchIndexField] : undefined,
+          });
   }
 
   /** The resource's watch cache, for in-process readers of a cached resource (a programming error to ask otherwise). */
@@ -310,7 +317,7 @@ export class ResourceStore {
     const from = this.listPrefix(namespace);
     const filter = opts.filter;
     const inScope = from === this.prefix ? filter : (o: KubeObject) => (o.metadata?.namespace ?? '') === namespace && (!filter || filter(o));
-    return this.cache.watch({ afterRevision: after, filter: inScope, bookmarkIntervalMs: opts.bookmarkIntervalMs, initialEventsEnd: opts.sendInitialEvents });
+    return this.cache.watch({ afterRevision: after, filter: inScope, index: opts.index, bookmarkIntervalMs: opts.bookmarkIntervalMs, initialEventsEnd: opts.sendInitialEvents });
   }
 
   async create(namespace: string, input: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {

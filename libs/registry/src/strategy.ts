@@ -70,6 +70,11 @@ export interface Strategy<T extends KubeObject = KubeObject> {
   validateStatusUpdate?(object: T, old: T): FieldError[];
   /** Field labels a field selector may name beyond metadata.name and metadata.namespace, each with its value getter. */
   fields?: Record<string, (object: T) => string | undefined>;
+  /**
+   * One of `fields` the watch cache indexes its watchers by (upstream's trigger function; pods: spec.nodeName): a
+   * watch whose field selector requires it to equal a value is offered only the changes of objects with that value.
+   */
+  watchIndexField?: string;
   /** Whether a PUT of a missing object creates it (upstream's AllowCreateOnUpdate). */
   allowCreateOnUpdate?: boolean;
   /** Objects of this kind expire (events: `--event-ttl`); seconds, or undefined to keep them. */

@@ -196,3 +196,40 @@ test('history the store compacted away is not replayed: a watch from before it i
     later.stop();
   }
 });
+
+test('indexed watchers: each gets the changes of its value, across moves, without its filter seeing the others', async () => {
+  // Indexed by phase here, as pods are by spec.nodeName: a watch on one value is offered only the changes of
+  // objects that have it now or had it before.
+  const indexedCache = new WatchCache<Pod>(store, '/pods/', { decode, progressIntervalMs: 100, indexOf: (p) => p.phase });
+  await indexedCache.start();
+  try {
+    const from = indexedCache.revision;
+    const asked: Record<string, number> = { Running: 0, Failed: 0 };
+    const onValue = (phase: 'Running' | 'Failed') =>
+      indexedCache.watch({
+        afterRevision: from,
+        index: phase,
+        filter: (p) => {
+          asked[phase]++;
+          return p.phase === phase;
+        },
+      });
+    const running = onValue('Running');
+    const failed = onValue('Failed');
+    const all = indexedCache.watch({ afterRevision: from });
+    const r1 = await put('x', 'Pending');
+    const r2 = await put('x', 'Running'); // into Running
+    const r3 = await put('y', 'Pending');
+    const r4 = await put('x', 'Failed'); // from Running to Failed
+    const r5 = (await store.delete('/pods/x')).revision;
+    // Leaving the selection is a DELETED with the object as it was, at the change's revision (as upstream).
+    expect(await take(running, 2)).toEqual([`ADDED x:Running@${r2}`, `DELETED x:Running@${r4}`]);
+    expect(await take(failed, 2)).toEqual([`ADDED x:Failed@${r4}`, `DELETED x:Failed@${r5}`]);
+    expect(await take(all, 5)).toEqual([`ADDED x:Pending@${r1}`, `MODIFIED x:Running@${r2}`, `ADDED y:Pending@${r3}`, `MODIFIED x:Failed@${r4}`, `DELETED x:Failed@${r5}`]);
+    // Each filter was asked only about the changes that touched its value (once for the new state, once for the
+    // previous): Running about r2 and r4, Failed about r4 and the delete r5. Unindexed, each would be asked 7 times.
+    expect(asked).toEqual({ Running: 4, Failed: 3 });
+  } finally {
+    indexedCache.stop();
+  }
+});

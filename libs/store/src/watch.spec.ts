@@ -168,6 +168,34 @@ describe.each(backends)('%s store: watch and history', (_name, make) => {
     expect(revision).toBe((await store.range(p)).revision);
   });
 
+  test('count keeps up with every change after it was first asked: creates, updates, deletes, re-creation, a revoked lease', async () => {
+    const other = `${p}other/`;
+    await store.put(`${other}x`, 'x');
+    const counted = async () => {
+      const { count } = await store.count(p);
+      // The same as what a read of the prefix holds now.
+      expect(count).toBe((await store.range(p)).kvs.length);
+      return count;
+    };
+    for (const k of ['a', 'b']) await store.put(`${p}${k}`, k);
+    const lease = await store.grantLease(60);
+    const steps: Array<[string, () => Promise<unknown>, number]> = [
+      ['create', () => store.put(`${p}c`, 'c'), 4],
+      ['update', () => store.put(`${p}a`, 'a1'), 4],
+      ['delete', () => store.delete(`${p}b`), 3],
+      ['create again after a delete', () => store.put(`${p}b`, 'b1'), 4],
+      ['delete of a missing key', () => store.delete(`${p}zz`), 4],
+      ['create with a lease', () => store.put(`${p}d`, 'd', { lease }), 5],
+      ['revoke the lease (its key goes)', () => store.revokeLease(lease), 4],
+    ];
+    expect(await counted()).toBe(3); // a, b and other/x
+    for (const [, step, expected] of steps) {
+      await step();
+      await waitFor(async () => ((await store.count(p)).count === expected ? true : undefined), `the count after each step`);
+      expect(await counted()).toBe(expected);
+    }
+  });
+
   test('a key put with a lease is deleted when the lease expires, with a DELETE event', async () => {
     const lease = await store.grantLease(1);
     const w = store.watch(p);

@@ -11,7 +11,7 @@ import { mediaType, responseForm, TABLE_CONTENT_TYPE } from './negotiation';
 import { decodeBody, fieldValidation, OBJECT_TYPES, parseDryRun, readBodyOf, readPatch, respondObject, setWarnings } from './request-body';
 import { ListBodyMemo, writeJoinedListBody, writeListBody } from './serialize';
 import { writeJson, writeStatus, writeText, wantsPretty } from './respond';
-import { selection } from './selection';
+import { selection, watchIndexValue } from './selection';
 import { parseIncludeObject, tableJson, tableRow, tableColumns, toTable } from './table';
 import { serveView } from './view-endpoint';
 import { streamWatch } from './watch-stream';
@@ -164,6 +164,7 @@ export class ResourceApi {
     if (match && sendInitialEvents !== 'true') throw apiErrors.badRequest('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
     const watch = await store.watch(ns, {
       filter: selection(store.strategy, q.get('labelSelector'), q.get('fieldSelector')),
+      index: watchIndexValue(store.strategy, q.get('fieldSelector')),
       resourceVersion: rv,
       bookmarkIntervalMs: bookmarks ? this.opts.bookmarkIntervalMs ?? 60_000 : undefined,
       sendInitialEvents: sendInitialEvents === 'true',

@@ -11,6 +11,16 @@ const META_FIELDS: Record<string, Getter> = {
   'metadata.namespace': (o) => o.metadata?.namespace ?? '',
 };
 
+/**
+ * The value a field selector requires of the kind's watch index field (`spec.nodeName=node-1` for pods), if it
+ * requires one: the watch is then indexed by it (WatchCacheOptions.indexOf). Called after selection() accepted it.
+ */
+export function watchIndexValue(strategy: Strategy, fieldSelector: string | null): string | undefined {
+  const field = strategy.watchIndexField;
+  if (!field || !fieldSelector) return undefined;
+  return parseFieldSelector(fieldSelector).requirements.find((r) => r.field === field && r.operator === '=')?.value;
+}
+
 export function selection(strategy: Strategy, labelSelector: string | null, fieldSelector: string | null): ((o: KubeObject) => boolean) | undefined {
   const tests: Array<(o: KubeObject) => boolean> = [];
   try {

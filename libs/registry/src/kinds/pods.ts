@@ -98,6 +98,8 @@ export const podStrategy: Strategy = withStatusSubresource({
   },
   actions: { binding: bind, eviction: evict },
   returnDeletedObject: true,
+  // As upstream's NodeNameTriggerFunc: every node agent watches its own pods.
+  watchIndexField: 'spec.nodeName',
   fields: {
     'spec.nodeName': specField('nodeName'),
     'spec.restartPolicy': specField('restartPolicy'),
