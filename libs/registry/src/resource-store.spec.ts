@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError, type KubeObject } from '@cl/apimachinery';
-import { LeaseManager, SqliteStore } from '@cl/store';
+import { LeaseManager, SqliteStore, type Store, type StoreWatch, type WatchOptions } from '@cl/store';
 import { builtinResources, namespaceLifecycle, admissionChain, type ResourceStore } from './index';
 
 const dir = mkdtempSync(join(tmpdir(), 'cl-resource-store-'));
@@ -120,6 +120,42 @@ test('a continue token whose revision was compacted is 410 Expired; resourceVers
   expect(await failure(cms.list('default', { resourceVersionMatch: 'NotOlderThan' }))).toBe(
     '422 Invalid: ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
   );
+});
+
+test('a consistent list the cache cannot serve in time is read from the store (as upstream falls back); an explicit resourceVersion stays a 504', async () => {
+  // The reader's watch cache follows a store watch that stops delivering (an etcd watch behind a busy etcd).
+  const real = new SqliteStore(join(dir, `${Math.random()}.db`));
+  let frozen = false;
+  const lagging: Store = Object.assign(Object.create(real) as Store, {
+    watch(prefix: string, opts?: WatchOptions): StoreWatch {
+      const inner = real.watch(prefix, opts);
+      const iterate = async function* () {
+        for await (const b of inner) {
+          while (frozen) await new Promise((r) => setTimeout(r, 50));
+          yield b;
+        }
+      };
+      return Object.assign(iterate(), { ready: inner.ready, requestProgress: () => inner.requestProgress(), close: () => inner.close() });
+    },
+  });
+  const writer = builtinResources(real, { eventTtlSeconds: 3600 }).find((s) => s.def.plural === 'configmaps')!;
+  const reader = builtinResources(lagging, { eventTtlSeconds: 3600 }).find((s) => s.def.plural === 'configmaps')!;
+  await Promise.all([writer.start(), reader.start()]);
+  try {
+    await writer.create('default', cm('early'));
+    expect((await reader.list('default')).items.map((o) => o.metadata?.name)).toEqual(['early']);
+    frozen = true;
+    const late = await writer.create('default', cm('late'));
+    const consistent = await reader.list('default');
+    expect(consistent.items.map((o) => o.metadata?.name)).toEqual(['early', 'late']);
+    expect(consistent.fromCache).toBeUndefined();
+    expect(await failure(reader.list('default', { resourceVersion: late.metadata!.resourceVersion, resourceVersionMatch: 'NotOlderThan' }))).toMatch(/^504 Timeout: Timeout: Too large resource version/);
+  } finally {
+    frozen = false;
+    writer.stop();
+    reader.stop();
+    await real.close();
+  }
 });
 
 test('NamespaceLifecycle: no creates in a missing namespace; a deleted one turns Terminating and refuses new content', async () => {

@@ -240,7 +240,14 @@ export class ResourceStore {
     if (rv !== '0') {
       // Unset: a consistent read, as fresh as the store now; NotOlderThan N: at least N.
       const wanted = revision ?? (await this.store.currentRevision());
-      await this.freshCache(wanted);
+      try {
+        await this.freshCache(wanted);
+      } catch (e) {
+        // As upstream's consistent reads from the cache: one the cache cannot serve in time (its store watch behind
+        // a busy etcd) is read from the store instead of failing; only an explicit resourceVersion stays a 504.
+        if (revision === undefined) return this.listFromStore(namespace, opts, 0, undefined, '', false);
+        throw e;
+      }
     } else {
       await this.cache.start();
     }
