@@ -104,6 +104,17 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** Runs one transfer of TOTAL bytes, adding the CPU time `measured`'s process spent on it to its account. */
+async function withCpu(measured: { pid: number; account: { cpu: number; bytes: number } } | undefined, run: () => Promise<number>): Promise<number> {
+  const before = measured ? cpuSeconds(measured.pid) : 0;
+  const rate = await run();
+  if (measured) {
+    measured.account.cpu += cpuSeconds(measured.pid) - before;
+    measured.account.bytes += TOTAL;
+  }
+  return rate;
+}
+
 /** The konnectivity rows judged against the target: the tunnel server in a process of its own. */
 const OWN = 'GRPC uds (konnectivity, own process)';
 
@@ -133,7 +144,7 @@ async function main(): Promise<void> {
   const ownSock = path.join(dir, 'konnectivity-own.sock');
   const konnectivityOwn = await startChild([path.join(__dirname, '../../libs/egress/test/support/konnectivity-server-main.ts'), ownSock]);
   // Its CPU per MiB relayed, as for the real HTTP CONNECT proxies (both directions together).
-  const ownProcess = { pid: konnectivityOwn.child.pid!, cpu: 0, bytes: 0 };
+  const ownProcess = { pid: konnectivityOwn.child.pid!, account: { cpu: 0, bytes: 0 } };
   const mtlsAddr = mtls.address as { host: string; port: number };
   const selector = (connection: Parameters<typeof createEgressSelector>[0]) => createEgressSelector(connection).dialerFor('cluster');
   const cases: Array<[string, Dialer]> = [
@@ -173,23 +184,12 @@ async function main(): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, dialer] of cases) {
       const real = realProxies.find((p) => p.name === name);
-      const measured = real ? { pid: real.proxy.pid, account: real } : name === OWN ? { pid: ownProcess.pid, account: ownProcess } : undefined;
-      const cpuBefore = measured ? cpuSeconds(measured.pid) : 0;
-      const rate = await transfer(dialer, sinkPort);
-      if (measured) {
-        measured.account.cpu += cpuSeconds(measured.pid) - cpuBefore;
-        measured.account.bytes += TOTAL;
-      }
+      const rate = await withCpu(real ? { pid: real.proxy.pid, account: real } : name === OWN ? ownProcess : undefined, () => transfer(dialer, sinkPort));
       if (process.env.BENCH_VERBOSE) console.error(`round ${round} ${name}: ${(rate / 1048576).toFixed(1)} MiB/s`);
       rates.get(name)!.push(rate);
     }
     for (const [name, dialer] of downloads) {
-      const cpuBefore = name.startsWith(OWN) ? cpuSeconds(ownProcess.pid) : 0;
-      const rate = await download(dialer, sourcePort);
-      if (name.startsWith(OWN)) {
-        ownProcess.cpu += cpuSeconds(ownProcess.pid) - cpuBefore;
-        ownProcess.bytes += TOTAL;
-      }
+      const rate = await withCpu(name.startsWith(OWN) ? ownProcess : undefined, () => download(dialer, sourcePort));
       if (process.env.BENCH_VERBOSE) console.error(`round ${round} ${name}: ${(rate / 1048576).toFixed(1)} MiB/s`);
       rates.get(name)!.push(rate);
     }
@@ -219,7 +219,7 @@ async function main(): Promise<void> {
   });
   const best = results.filter((r) => realProxies.some((p) => p.name === r.name)).sort((x, y) => y.medianRoundRatio - x.medianRoundRatio)[0];
   console.log(`  HTTP CONNECT target (>= 0.9 x direct), best real proxy ${best.name}: ${best.medianRoundRatio >= 0.9 ? 'met' : 'NOT met'} (${best.medianRoundRatio.toFixed(2)})`);
-  const ownMsPerMiB = (ownProcess.cpu / (ownProcess.bytes / 1048576)) * 1000;
+  const ownMsPerMiB = (ownProcess.account.cpu / (ownProcess.account.bytes / 1048576)) * 1000;
   console.log(`  ${OWN} tunnel server: ${ownMsPerMiB.toFixed(2)} ms CPU per MiB relayed (both directions)`);
   // konnectivity's target (issue 17), judged with the tunnel server in its own process as upstream runs it; the
   // in-process rows (fake and client on one event loop) are printed beside it.
