@@ -14,7 +14,7 @@
 //
 //   npx nx run-many -t build -p apiserver clet && node bench/density/run.js [--nodes=100,500] [--pods-per-node=30]
 //       [--store=embedded|etcd] [--apiservers=1|2] [--concurrency=50] [--phases=direct,scheduled,latency]
-//       [--latency-pods=N] [--latency-qps=5] [--hollow-processes=1] [--saturation-qps=N]
+//       [--latency-pods=N] [--latency-qps=5] [--hollow-processes=1] [--saturation-qps=N] [--hollow-nice=N]
 //
 // --apiservers=2 (with --store=etcd) runs two API servers on the same etcd; each hollow process talks to one.
 const { spawn } = require('node:child_process');
@@ -36,6 +36,10 @@ const APISERVERS = Number(arg('apiservers', '1'));
 const CONCURRENCY = Number(arg('concurrency', '50'));
 // Hollow processes per API server (each runs its share of the nodes; one process is one event loop).
 const HOLLOW_PROCESSES = Number(arg('hollow-processes', '1'));
+// The hollow processes' scheduling priority (nice). kubemark runs hollow nodes on machines of their own; here they
+// share the API server's two cores, and at 1,000 nodes four of them took ~1.5 cores of the two, leaving the API
+// server a quarter of one. A positive value lets the system under test go first.
+const HOLLOW_NICE = Number(arg('hollow-nice', '0'));
 const PHASES = arg('phases', 'direct,scheduled,latency').split(',');
 const LATENCY_QPS = Number(arg('latency-qps', '5'));
 // Saturation paced at a fixed rate instead of `--concurrency` creates in flight (upstream's density test paces its
@@ -194,6 +198,7 @@ async function startApiserver(dir, name, extra) {
 function startHollow(kubeconfig, nodes, firstIndex) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--max-old-space-size=8192', HOLLOW, `--clconfig=${kubeconfig}`, `--nodes=${nodes}`, `--first-index=${firstIndex}`, '--node-name-prefix=hollow-', `--max-pods=${Math.max(110, PODS_PER_NODE * 2 + 10)}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (HOLLOW_NICE) os.setPriority(child.pid, HOLLOW_NICE);
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -213,6 +218,37 @@ const stopChild = (child) =>
   });
 
 // ---- metrics ----
+
+/**
+ * On etcd: how far the first API server's pod watch cache is behind etcd, sampled every 10 s (the revision of a
+ * list served from the cache, then etcd's current revision at once: the difference is revisions the cache had
+ * not applied yet; pods change all through a run, and an idle watch reports progress every second).
+ */
+function cacheLagSampler(c, etcdUrl) {
+  const samples = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const list = await c.call('GET', '/api/v1/namespaces/density-lag-probe/pods?resourceVersion=0&limit=1');
+        const res = await fetch(`${etcdUrl}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/health').toString('base64'), count_only: true }) });
+        const head = (await res.json()).header;
+        samples.push(Number(head.revision) - Number(list.metadata.resourceVersion));
+      } catch {
+        // A sample lost to a busy server is not a lag measurement.
+      }
+      for (let i = 0; i < 100 && !stopped; i++) await sleep(100);
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      const sorted = [...samples].sort((a, b) => a - b);
+      return { samples: samples.length, maxRevisions: sorted.at(-1) ?? 0, p50Revisions: sorted[Math.floor(sorted.length / 2)] ?? 0 };
+    },
+  };
+}
 
 /** apiserver_request_duration_seconds buckets summed over resources: verb -> le -> count. */
 function durationBuckets(text) {
@@ -376,8 +412,9 @@ async function round(nodes) {
   const servers = [];
   try {
     let storeArgs = [];
+    let etcd;
     if (STORE === 'etcd') {
-      const etcd = await startEtcd(dir);
+      etcd = await startEtcd(dir);
       procs.push(etcd.child);
       storeArgs = [`--store-servers=${etcd.url}`];
     }
@@ -410,6 +447,7 @@ async function round(nodes) {
       await sleep(200);
     }
     const nodesReadyMs = Date.now() - t0;
+    const lag = etcd ? cacheLagSampler(c, etcd.url) : null;
     const direct = PHASES.includes('direct') ? await phase(c, 'density-direct', nodes, { bound: true, qps: SATURATION_QPS || undefined }) : undefined;
     const scheduled = PHASES.includes('scheduled') ? await phase(c, 'density-scheduled', nodes, { bound: false, qps: SATURATION_QPS || undefined }) : undefined;
     let latency;
@@ -424,6 +462,7 @@ async function round(nodes) {
       steadyLatencyByVerb = latencyByVerb(durationBuckets(await scrape(c)), before);
     }
     const wall = (Date.now() - t0) / 1000;
+    const cacheLag = await lag?.stop();
     const metrics = await scrape(c);
     const result = {
       nodes,
@@ -439,6 +478,7 @@ async function round(nodes) {
       steadyLatencyByVerb,
       watches: metricSum(metrics, 'apiserver_longrunning_requests', 'verb="WATCH"'),
       benchWatchRestarts: watchRestarts,
+      cacheLag,
       runtime: runtimeStats(metrics),
       apiserverRssMB: servers.map((s) => rssMB(s.pid)),
       apiserverPeakRssMB: servers.map((s) => rssMB(s.pid, 'VmHWM')),
@@ -487,6 +527,7 @@ function report(r) {
           .map(([v, x]) => `${v} ${x.count} calls p50 ${f(x.p50Ms)} ms p99 ${f(x.p99Ms)} ms`)
           .join('; ')}`,
     ),
+    ...(r.cacheLag ? [`  pod watch cache behind etcd (every 10 s, ${r.cacheLag.samples} samples): p50 ${r.cacheLag.p50Revisions} revisions, max ${r.cacheLag.maxRevisions}`] : []),
     `  API server: RSS ${r.apiserverRssMB.map(f).join('/')} MB (peak ${r.apiserverPeakRssMB.map(f).join('/')} MB), CPU ${r.apiserverCpuCores.map((x) => x.toFixed(2)).join('/')} cores; ${r.watches} watches (the bench's own re-opened ${r.benchWatchRestarts}x); hollow process RSS ${r.hollowRssMB.map(f).join('/')} MB`,
     `  API server runtime (first): GC ${Object.entries(r.runtime.gc).map(([k, g]) => `${k} ${g.count}x ${g.seconds.toFixed(1)} s`).join(', ')}; event loop lag max ${f(r.runtime.eventLoopLagMaxMs)} ms (since the previous scrape); objects ${Object.entries(r.runtime.objects).map(([k, n]) => `${k} ${n}`).join(', ')}`,
     `  targets: mutating p99 (${mutatingWindow}) ${f(mutatingP99)} ms (whole run ${f(mutatingP99Of(r.serverLatencyByVerb))} ms) (<= ${TARGETS.mutatingP99Ms}: ${mark(mutatingP99, TARGETS.mutatingP99Ms)}), pod start p99 (${judged.join('+')}) ${f(startP99)} ms (<= ${TARGETS.podStartP99Ms}: ${mark(startP99, TARGETS.podStartP99Ms)}), API server peak RSS ${f(rss)} MB (<= ${TARGETS.apiserverRssMB}: ${mark(rss, TARGETS.apiserverRssMB)})`,
@@ -501,7 +542,7 @@ function report(r) {
     report(r);
     results.push(r);
   }
-  process.stdout.write(JSON.stringify({ bench: 'density', podsPerNode: PODS_PER_NODE, concurrency: CONCURRENCY, saturationQps: SATURATION_QPS, targets: TARGETS, results }) + '\n');
+  process.stdout.write(JSON.stringify({ bench: 'density', podsPerNode: PODS_PER_NODE, concurrency: CONCURRENCY, saturationQps: SATURATION_QPS, hollowNice: HOLLOW_NICE, targets: TARGETS, results }) + '\n');
 })().catch((e) => {
   process.stderr.write(`${e.stack ?? e}\n`);
   process.exit(1);

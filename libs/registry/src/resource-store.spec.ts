@@ -122,11 +122,19 @@ test('a continue token whose revision was compacted is 410 Expired; resourceVers
   );
 });
 
-test('a consistent list the cache cannot serve in time is read from the store (as upstream falls back); an explicit resourceVersion stays a 504', async () => {
-  // The reader's watch cache follows a store watch that stops delivering (an etcd watch behind a busy etcd).
+/**
+ * A configmap store (`writer`) and a second one on the same file (`reader`) whose watch cache follows a store watch
+ * that stops delivering while `frozen` (an etcd watch behind a busy etcd); `gets` counts the reader's store reads.
+ */
+async function withLaggingReader(run: (t: { writer: ResourceStore; reader: ResourceStore; freeze: () => void; gets: () => number }) => Promise<void>) {
   const real = new SqliteStore(join(dir, `${Math.random()}.db`));
   let frozen = false;
-  const lagging: Store = Object.assign(Object.create(real) as Store, {
+  let gets = 0;
+  const overrides: Partial<Store> = {
+    get(key: string) {
+      gets++;
+      return real.get(key);
+    },
     watch(prefix: string, opts?: WatchOptions): StoreWatch {
       const inner = real.watch(prefix, opts);
       const iterate = async function* () {
@@ -137,26 +145,74 @@ test('a consistent list the cache cannot serve in time is read from the store (a
       };
       return Object.assign(iterate(), { ready: inner.ready, requestProgress: () => inner.requestProgress(), close: () => inner.close() });
     },
-  });
+  };
+  // Every other call goes to the real store, on the real store (its writes share one commit queue).
+  const lagging = new Proxy(real, {
+    get: (target, prop) => {
+      const own = overrides[prop as keyof Store];
+      if (own) return own;
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  }) as Store;
   const writer = builtinResources(real, { eventTtlSeconds: 3600 }).find((s) => s.def.plural === 'configmaps')!;
   const reader = builtinResources(lagging, { eventTtlSeconds: 3600 }).find((s) => s.def.plural === 'configmaps')!;
   await Promise.all([writer.start(), reader.start()]);
   try {
-    await writer.create('default', cm('early'));
-    expect((await reader.list('default')).items.map((o) => o.metadata?.name)).toEqual(['early']);
-    frozen = true;
-    const late = await writer.create('default', cm('late'));
-    const consistent = await reader.list('default');
-    expect(consistent.items.map((o) => o.metadata?.name)).toEqual(['early', 'late']);
-    expect(consistent.fromCache).toBeUndefined();
-    expect(await failure(reader.list('default', { resourceVersion: late.metadata!.resourceVersion, resourceVersionMatch: 'NotOlderThan' }))).toMatch(/^504 Timeout: Timeout: Too large resource version/);
+    await run({ writer, reader, freeze: () => (frozen = true), gets: () => gets });
   } finally {
     frozen = false;
     writer.stop();
     reader.stop();
     await real.close();
   }
-});
+}
+
+test('a consistent list the cache cannot serve in time is read from the store (as upstream falls back); an explicit resourceVersion stays a 504', () =>
+  withLaggingReader(async ({ writer, reader, freeze }) => {
+    await writer.create('default', cm('early'));
+    expect((await reader.list('default')).items.map((o) => o.metadata?.name)).toEqual(['early']);
+    freeze();
+    const late = await writer.create('default', cm('late'));
+    const consistent = await reader.list('default');
+    expect(consistent.items.map((o) => o.metadata?.name)).toEqual(['early', 'late']);
+    expect(consistent.fromCache).toBeUndefined();
+    expect(await failure(reader.list('default', { resourceVersion: late.metadata!.resourceVersion, resourceVersionMatch: 'NotOlderThan' }))).toMatch(/^504 Timeout: Timeout: Too large resource version/);
+  }));
+
+test('an update starts from the watch cache\'s copy: no store read while the copy is current', () =>
+  withLaggingReader(async ({ writer, reader, gets }) => {
+    const created = await writer.create('default', cm('a', { v: '1' }));
+    await reader.cache.waitUntilFresh(Number(created.metadata!.resourceVersion));
+    const { object } = await reader.update('default', 'a', (cur) => ({ ...cur!, data: { ...cur!.data, w: '2' } }));
+    expect(gets()).toBe(0);
+    expect((await writer.get('default', 'a')).data).toEqual({ v: '1', w: '2' });
+    expect(object.metadata!.resourceVersion).toBe((await writer.get('default', 'a')).metadata!.resourceVersion);
+  }));
+
+test('an update from a copy behind the store applies to the newest state, as a read from the store would', () =>
+  withLaggingReader(async ({ writer, reader, freeze }) => {
+    const created = await writer.create('default', cm('a', { v: '1' }));
+    await reader.cache.waitUntilFresh(Number(created.metadata!.resourceVersion));
+    freeze();
+    // Unconditional: applied to the store's state (v=2), not to the copy's (v=1).
+    const { object: v2 } = await writer.update('default', 'a', (cur) => ({ ...cur!, data: { v: '2' } }));
+    await reader.update('default', 'a', (cur) => ({ ...cur!, data: { ...cur!.data, w: 'x' } }));
+    expect((await writer.get('default', 'a')).data).toEqual({ v: '2', w: 'x' });
+    // A resourceVersion precondition is judged against the store's state: the newest passes, the copy's is a 409.
+    const newest = (await writer.get('default', 'a')).metadata!.resourceVersion;
+    await reader.update('default', 'a', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, resourceVersion: newest }, data: { v: '3' } }));
+    expect(await failure(reader.update('default', 'a', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, resourceVersion: created.metadata!.resourceVersion }, data: { v: '4' } })))).toBe(
+      '409 Conflict: Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again',
+    );
+    // Back to the copy's content is a change from the store's state: written, not taken for a no-op.
+    await reader.update('default', 'a', (cur) => ({ ...cur!, data: { v: '1' } }));
+    expect((await writer.get('default', 'a')).data).toEqual({ v: '1' });
+    expect(v2.data).toEqual({ v: '2' });
+    // Deleted in the store while the copy still holds it: not found.
+    await writer.delete('default', 'a');
+    expect(await failure(reader.update('default', 'a', (cur) => ({ ...cur!, data: { v: '5' } })))).toBe('404 NotFound: configmaps "a" not found');
+  }));
 
 test('NamespaceLifecycle: no creates in a missing namespace; a deleted one turns Terminating and refuses new content', async () => {
   expect(await failure(cms.create('nowhere', cm('a')))).toBe('404 NotFound: namespaces "nowhere" not found');

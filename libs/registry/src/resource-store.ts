@@ -22,7 +22,7 @@ import {
 import { apiVersionOf, type KindDefinition } from '@cl/api';
 import { CompactedError, ConflictError, FutureRevisionError, type KeyValue, type LeaseManager, type Store } from '@cl/store';
 import { watchFromStore } from './uncached-watch';
-import { WatchCache, type CacheWatch } from './watch-cache';
+import { WatchCache, type CachedObject, type CacheWatch } from './watch-cache';
 import type { Strategy } from './strategy';
 import type { Admission, Operation } from './admission';
 import { validateMetadata, validateMetadataUpdate } from './validate-metadata';
@@ -374,22 +374,34 @@ export class ResourceStore {
    */
   async update(namespace: string, name: string, apply: (current: KubeObject | null) => KubeObject, opts: WriteOptions = {}): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.key(namespace, name);
-    for (let attempt = 0; ; attempt++) {
-      const kv = await this.store.get(key);
-      if (!kv) {
+    // As upstream's GuaranteedUpdate through the cacher: the first attempt starts from the watch cache's copy (no
+    // store read). That copy may be behind the store; whatever it would decide only because it is behind (a 409,
+    // a precondition, a no-op) is decided again on a state read from the store, and the write itself is
+    // conditional on the copy's revision, so a stale copy never overwrites a newer state.
+    let cached = this.watchCache?.get(key);
+    for (let reads = 0; ; ) {
+      const fromCache = cached !== undefined;
+      const state = cached ?? (reads++, await this.readState(key));
+      cached = undefined;
+      if (!state) {
         if (!this.strategy.allowCreateOnUpdate || opts.allowCreate === false || opts.subresource) throw apiErrors.notFound(this.gr, name);
         const fresh = apply(null);
         if (fresh.metadata?.name !== name) throw apiErrors.badRequest('the name of the object does not match the name on the URL');
         return { object: await this.create(namespace, fresh, opts), created: true };
       }
-      const current = this.decode(kv);
+      // The cache's copy is shared with every reader: never handed to code that may change it.
+      const current = fromCache ? clone(state.object) : state.object;
       const object = apply(clone(current));
       const meta: ObjectMeta = (object.metadata ??= {});
       const requested = meta.resourceVersion;
-      if (requested && requested !== current.metadata!.resourceVersion) throw apiErrors.modified(this.gr, name);
+      if (requested && requested !== current.metadata!.resourceVersion) {
+        if (fromCache) continue;
+        throw apiErrors.modified(this.gr, name);
+      }
       if (meta.name !== undefined && meta.name !== name) throw apiErrors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
       if (this.def.namespaced && meta.namespace && meta.namespace !== namespace) throw apiErrors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       if (meta.uid && meta.uid !== current.metadata!.uid) {
+        if (fromCache) continue;
         throw apiErrors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${current.metadata!.uid}`);
       }
       this.keepServerFields(object, current);
@@ -413,31 +425,41 @@ export class ResourceStore {
       }
       this.check(errs, object);
       await this.opts.admission?.validate(this.attributes('UPDATE', object, current, opts));
-      // A write that changes nothing is not written (no new revision, no watch event), as upstream.
-      if (jsonEqual(object, current)) return { object: current, created: false };
+      // A write that changes nothing is not written (no new revision, no watch event), as upstream; only a state
+      // read from the store can show that (the cache's copy may be behind a change this would undo).
+      if (jsonEqual(object, current)) {
+        if (fromCache) continue;
+        return { object: current, created: false };
+      }
       if (opts.dryRun) return { object, created: false };
       // Removing the last finalizer of an object being deleted completes its deletion.
       if (meta.deletionTimestamp && !meta.finalizers?.length && !this.strategy.beforeDelete?.(clone(object))) {
         try {
-          const { revision } = await this.store.delete(key, { expectedRevision: kv.modRevision });
+          const { revision } = await this.store.delete(key, { expectedRevision: state.revision });
           meta.resourceVersion = String(revision);
           return { object, created: false };
         } catch (e) {
-          if (e instanceof ConflictError && !requested && attempt < MAX_UNCONDITIONAL_RETRIES) continue;
+          if (e instanceof ConflictError && (fromCache || (!requested && reads <= MAX_UNCONDITIONAL_RETRIES))) continue;
           if (e instanceof ConflictError) throw apiErrors.modified(this.gr, name);
           throw e;
         }
       }
       try {
-        const { revision } = await this.store.put(key, this.encode(object), { expectedRevision: kv.modRevision, lease: kv.lease || undefined });
+        const { revision } = await this.store.put(key, this.encode(object), { expectedRevision: state.revision, lease: state.lease || undefined });
         meta.resourceVersion = String(revision);
         return { object, created: false };
       } catch (e) {
-        if (e instanceof ConflictError && !requested && attempt < MAX_UNCONDITIONAL_RETRIES) continue;
+        if (e instanceof ConflictError && (fromCache || (!requested && reads <= MAX_UNCONDITIONAL_RETRIES))) continue;
         if (e instanceof ConflictError) throw apiErrors.modified(this.gr, name);
         throw e;
       }
     }
+  }
+
+  /** The object's state as the store holds it now, in the cache's shape. */
+  private async readState(key: string): Promise<CachedObject<KubeObject> | null> {
+    const kv = await this.store.get(key);
+    return kv && { key, object: this.decode(kv), revision: kv.modRevision, lease: kv.lease };
   }
 
   /** What no write may change: identity, creation and deletion marks (upstream's rest.BeforeUpdate). */

@@ -12,6 +12,8 @@ export interface CachedObject<T> {
   object: T;
   /** The store revision that wrote this state (its resourceVersion). */
   revision: number;
+  /** The store lease the key is attached to (0: none), so a write from this state keeps it. */
+  lease: number;
 }
 
 export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -280,7 +282,7 @@ export class WatchCache<T> {
     let page = await this.store.range(this.prefix, { limit: 500 });
     const revision = page.revision;
     for (;;) {
-      for (const kv of page.kvs) this.objects.set(kv.key, { key: kv.key, object: this.opts.decode(kv), revision: kv.modRevision });
+      for (const kv of page.kvs) this.objects.set(kv.key, { key: kv.key, object: this.opts.decode(kv), revision: kv.modRevision, lease: kv.lease });
       if (!page.more) break;
       page = await this.store.range(this.prefix, { revision, limit: 500, startKey: page.kvs[page.kvs.length - 1].key + '\0' });
     }
@@ -361,7 +363,7 @@ export class WatchCache<T> {
       const object = this.opts.decode(e.kv);
       change = { type: 'PUT', key: e.kv.key, object, prevObject: prev?.object ?? null, revision: e.kv.modRevision };
       if (!prev) this.sortedKeys.splice(lowerBound(this.sortedKeys, e.kv.key), 0, e.kv.key);
-      this.objects.set(e.kv.key, { key: e.kv.key, object, revision: e.kv.modRevision });
+      this.objects.set(e.kv.key, { key: e.kv.key, object, revision: e.kv.modRevision, lease: e.kv.lease });
     } else {
       const last = prev?.object ?? (e.prevKv ? this.opts.decode(e.prevKv) : null);
       if (last === null) return; // nothing known to delete
