@@ -66,6 +66,8 @@ function services(): Services {
 
 const num = (v: string | number) => Number(v);
 
+const FLOW_CONTROL_WINDOW = 16 * 1024 * 1024;
+
 /** etcd's errors for a revision outside the kept history, and for an unknown lease (their gRPC details text). */
 function translate(err: grpc.ServiceError, revision?: number, lease?: number): Error {
   const details = err.details ?? '';
@@ -103,6 +105,11 @@ export class EtcdStore implements Store {
       'grpc.max_reconnect_backoff_ms': 1000,
       'grpc.keepalive_time_ms': 30_000,
       'grpc.max_receive_message_length': 64 * 1024 * 1024,
+      // HTTP/2 flow control windows (stream and connection) of 16 MiB, the ceiling grpc-go's (etcd's own client's)
+      // dynamic windows grow to. With the default 64 KiB, etcd sends one window of watch events per turn of a busy
+      // event loop: ~300 pod events a second into a loop that is never idle (bench/store), and a 1,000-node
+      // cluster's watch cache fell behind etcd by tens of thousands of revisions.
+      'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW,
     };
     if (opts.connectTarget && secure) channelOptions['grpc.ssl_target_name_override'] = urls[0].hostname;
     this.kv = new (services().KV)(target, creds, channelOptions) as unknown as KVClient;

@@ -300,3 +300,32 @@ test('a write by another process on the same etcd reaches a watch in this one', 
     await store.close();
   }
 });
+
+test('an etcd watch replays a backlog into a process whose event loop is never idle in a few turns, not one flow-control window per turn', async () => {
+  // A loaded API server's loop polls its sockets only between long turns. With grpc-js's default 64 KiB windows etcd
+  // could send one window per turn (a handful of pod-sized events); the store's 16 MiB windows let a turn take all
+  // that arrived. Counted in turns of the loop, not in time.
+  const store = new EtcdStore({ servers: [etcd.url], prefix: `/busy${Math.random().toString(36).slice(2)}` });
+  try {
+    const value = Buffer.alloc(8 * 1024, 'p');
+    const first = (await store.put('/backlog-start', 'x')).revision;
+    const total = 600; // 4.8 MiB: 75 default windows
+    for (let i = 0; i < total; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => store.put(`/backlog/${i + j}`, value)));
+    let turns = 0;
+    let busy = true;
+    const turn = () => {
+      turns++;
+      const end = Date.now() + 5;
+      while (Date.now() < end);
+      if (busy) setImmediate(turn);
+    };
+    const w = store.watch('/backlog/', { afterRevision: first });
+    setImmediate(turn);
+    const seen = (await events(w, total)).length;
+    busy = false;
+    expect(seen).toBe(total);
+    expect(turns).toBeLessThan(60); // ~20 here; ~130 with 64 KiB windows
+  } finally {
+    await store.close();
+  }
+});
