@@ -184,7 +184,7 @@ test('an update starts from the watch cache\'s copy: no store read while the cop
   withLaggingReader(async ({ writer, reader, gets }) => {
     const created = await writer.create('default', cm('a', { v: '1' }));
     await reader.cache.waitUntilFresh(Number(created.metadata!.resourceVersion));
-    const { object } = await reader.update('default', 'a', (cur) => ({ ...cur!, data: { ...cur!.data, w: '2' } }));
+    const { object } = await reader.update('default', 'a', (cur) => ({ ...cur!, data: { ...(cur!.data as Record<string, string>), w: '2' } }));
     expect(gets()).toBe(0);
     expect((await writer.get('default', 'a')).data).toEqual({ v: '1', w: '2' });
     expect(object.metadata!.resourceVersion).toBe((await writer.get('default', 'a')).metadata!.resourceVersion);
@@ -197,7 +197,7 @@ test('an update from a copy behind the store applies to the newest state, as a r
     freeze();
     // Unconditional: applied to the store's state (v=2), not to the copy's (v=1).
     const { object: v2 } = await writer.update('default', 'a', (cur) => ({ ...cur!, data: { v: '2' } }));
-    await reader.update('default', 'a', (cur) => ({ ...cur!, data: { ...cur!.data, w: 'x' } }));
+    await reader.update('default', 'a', (cur) => ({ ...cur!, data: { ...(cur!.data as Record<string, string>), w: 'x' } }));
     expect((await writer.get('default', 'a')).data).toEqual({ v: '2', w: 'x' });
     // A resourceVersion precondition is judged against the store's state: the newest passes, the copy's is a 409.
     const newest = (await writer.get('default', 'a')).metadata!.resourceVersion;
