@@ -124,10 +124,15 @@ function rawSqlite(file: string): Subject & { close(): void } {
 
 type Unary = (req: object, cb: (err: Error | null, res: { kvs?: unknown[] }) => void) => void;
 
+/** etcd's services from the store's own proto subset, for the bare baselines. */
+function etcdPackage(): grpc.GrpcObject {
+  const def = protoLoader.loadSync(join(__dirname, '..', '..', 'libs', 'store', 'proto', 'etcd-kv.proto'), { keepCase: true, longs: Number, defaults: true, oneofs: true });
+  return grpc.loadPackageDefinition(def).etcdserverpb as grpc.GrpcObject;
+}
+
 /** A bare gRPC client of etcd: Put, Range and Watch straight from the proto, nothing in between. */
 function rawEtcd(url: string): Subject & { close(): void } {
-  const def = protoLoader.loadSync(join(__dirname, '..', '..', 'libs', 'store', 'proto', 'etcd-kv.proto'), { keepCase: true, longs: Number, defaults: true, oneofs: true });
-  const pkg = grpc.loadPackageDefinition(def).etcdserverpb as grpc.GrpcObject;
+  const pkg = etcdPackage();
   const target = new URL(url).host;
   // The same receive limit as EtcdStore: a 10,000-key range of 1 KiB values is past gRPC's 4 MiB default.
   const kv = new (pkg.KV as grpc.ServiceClientConstructor)(target, grpc.credentials.createInsecure(), { 'grpc.max_receive_message_length': 64 * 1024 * 1024 }) as unknown as grpc.Client & Record<'Put' | 'Range', Unary>;
@@ -256,8 +261,7 @@ async function catchUp(url: string, store: EtcdStore): Promise<CatchUpRow> {
   for (let i = 0; i < CATCH_UP_EVENTS; i += 100) {
     await Promise.all(Array.from({ length: 100 }, (_, j) => store.put(`/catch-up/${String(i + j).padStart(6, '0')}`, CATCH_UP_VALUE)));
   }
-  const def = protoLoader.loadSync(join(__dirname, '..', '..', 'libs', 'store', 'proto', 'etcd-kv.proto'), { keepCase: true, longs: Number, defaults: true, oneofs: true });
-  const pkg = grpc.loadPackageDefinition(def).etcdserverpb as grpc.GrpcObject;
+  const pkg = etcdPackage();
   const rawWatch = (window?: number) => (after: number, seen: (n: number) => void) => {
     const opts: grpc.ChannelOptions = { 'grpc.max_receive_message_length': 64 * 1024 * 1024, ...(window ? { 'grpc-node.flow_control_window': window } : {}) };
     const client = new (pkg.Watch as grpc.ServiceClientConstructor)(new URL(url).host, grpc.credentials.createInsecure(), opts) as unknown as grpc.Client & {
