@@ -8,7 +8,11 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { freePort, startApiserver } = require('../lib/https-load');
 
-const CLET = path.join(__dirname, '..', '..', 'apps', 'clet', 'dist', 'main.js');
+const CLET_DIST = path.join(__dirname, '..', '..', 'apps', 'clet', 'dist');
+// main.js is the built binary (a loader of the one-file bundle); cli.js is tsc's output it was bundled from, whose
+// modules a preloaded tracer (clet-trace.js) can patch: the bundle's copies are out of its reach.
+const CLET = path.join(CLET_DIST, 'main.js');
+const CLET_UNBUNDLED = path.join(CLET_DIST, 'cli.js');
 const NS = 'default';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -67,7 +71,7 @@ async function startApi(dir) {
 }
 
 /** The built clet joined to `api`, its log in `dir/clet.log`; resolves once its Node is Ready. */
-async function startClet(api, { dir, endpoint, nodeName, verbosity = 0, execArgv = [], env = {} }) {
+async function startClet(api, { dir, endpoint, nodeName, verbosity = 0, execArgv = [], env = {}, unbundled = false }) {
   fs.mkdirSync(dir, { recursive: true });
   const config = path.join(dir, 'clet.yaml');
   fs.writeFileSync(config, [
@@ -80,7 +84,7 @@ async function startClet(api, { dir, endpoint, nodeName, verbosity = 0, execArgv
   ].join('\n'));
   const logFile = path.join(dir, 'clet.log');
   const fd = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...execArgv, CLET, `--config=${config}`, `--clconfig=${api.kubeconfig}`, `--root-dir=${path.join(dir, 'root')}`,
+  const child = spawn(process.execPath, [...execArgv, unbundled ? CLET_UNBUNDLED : CLET, `--config=${config}`, `--clconfig=${api.kubeconfig}`, `--root-dir=${path.join(dir, 'root')}`,
     `--cert-dir=${path.join(dir, 'pki')}`, `--hostname-override=${nodeName}`, `--port=${await freePort()}`, '--node-ip=127.0.0.1', `-v=${verbosity}`,
   ], { stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
   fs.closeSync(fd);

@@ -77,6 +77,11 @@ wrapAsync(CriClient.prototype, 'createContainer', (a) => a[2]?.metadata?.name, '
 wrapAsync(CriClient.prototype, 'startContainer', (a) => idToPod.get(a[0]), 'StartContainer');
 wrapAsync(CriClient.prototype, 'podSandboxStatus', (a) => idToPod.get(a[0]), 'PodSandboxStatus');
 wrapAsync(CriClient.prototype, 'imageStatus', () => undefined, 'ImageStatus');
+// The steps of a sync before its sandbox: the pod's runtime state read and the API volumes (tokens, configmaps).
+const { PodRuntime } = require(path.join(dist, 'pods', 'pod-runtime.js'));
+wrapAsync(PodRuntime.prototype, 'state', (a) => uidToName.get(a[0]), 'state');
+const { ApiVolumeStep } = require(path.join(dist, 'volumes', 'volume-step.js'));
+wrapAsync(ApiVolumeStep.prototype, 'setUp', (a) => a[0]?.metadata?.name, 'volumes');
 // The runtime reports a status; the status manager writes it.
 const report = NodeAgent.prototype.reportStatus;
 NodeAgent.prototype.reportStatus = function (pod, status) {

@@ -81,7 +81,9 @@ function profileReport(names, t0, seen, running) {
     'started -> running in pods()': phase((n) => running.get(n) - m(n).startContainer?.[1]),
   };
   console.log('  profile of the 30-pod run (median / p99 ms per pod):');
-  for (const [k, v] of Object.entries(rows)) console.log(`    ${k.padEnd(34)} ${v.median.toFixed(1).padStart(8)} ${v.p99.toFixed(1).padStart(8)}`);
+  // A step no mark was found for (the tracer did not reach it) prints as '-', not as a crash after the run.
+  const cell = (x) => (x === undefined ? '-' : x.toFixed(1)).padStart(8);
+  for (const [k, v] of Object.entries(rows)) console.log(`    ${k.padEnd(34)} ${cell(v.median)} ${cell(v.p99)}`);
   return Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, { median: v.median, p99: v.p99 }]));
 }
 
@@ -174,6 +176,8 @@ function apiProfileReport(traceFile, r) {
     'informer -> handed to pod manager': d((n) => first(n, 'setApiPods')?.start - first(n, 'informer')?.start),
     'handed -> its sync starts': d((n) => first(n, 'syncOne')?.start - first(n, 'setApiPods')?.start),
     'sync start -> RunPodSandbox sent': d((n) => first(n, 'RunPodSandbox')?.start - first(n, 'syncOne')?.start),
+    '  of which: runtime state read': d((n) => first(n, 'state')?.end - first(n, 'state')?.start),
+    '  of which: API volumes set up': d((n) => first(n, 'volumes')?.end - first(n, 'volumes')?.start),
     'RunPodSandbox': d((n) => first(n, 'RunPodSandbox')?.end - first(n, 'RunPodSandbox')?.start),
     'sandbox -> CreateContainer sent': d((n) => first(n, 'CreateContainer')?.start - first(n, 'RunPodSandbox')?.end),
     'CreateContainer': d((n) => first(n, 'CreateContainer')?.end - first(n, 'CreateContainer')?.start),
@@ -186,7 +190,9 @@ function apiProfileReport(traceFile, r) {
   // Up to the watch seeing Running (what the deletion afterwards does is not part of the start).
   const count = (step) => d((n) => (by.get(n) ?? []).filter((m) => m.step === step && m.start <= r.runningAt.get(n)).length);
   console.log('  profile of an API-mode round (median / p99 ms per pod; times across the clet and this process):');
-  for (const [k, v] of Object.entries(rows)) console.log(`    ${k.padEnd(34)} ${v.median.toFixed(1).padStart(8)} ${v.p99.toFixed(1).padStart(8)}`);
+  // A step no mark was found for (the tracer did not reach it) prints as '-', not as a crash after the run.
+  const cell = (x) => (x === undefined ? '-' : x.toFixed(1)).padStart(8);
+  for (const [k, v] of Object.entries(rows)) console.log(`    ${k.padEnd(34)} ${cell(v.median)} ${cell(v.p99)}`);
   const counts = { statusPatches: count('statusPatch'), syncs: count('syncOne'), informerEvents: count('informer') };
   console.log(`    per pod until Running: status PATCHes ${counts.statusPatches.median}/${counts.statusPatches.max}, syncs ${counts.syncs.median}/${counts.syncs.max}, informer events ${counts.informerEvents.median}/${counts.informerEvents.max} (median/max)`);
   return { ...Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, { median: v.median, p99: v.p99 }])), counts };
@@ -255,7 +261,7 @@ function apiProfileReport(traceFile, r) {
         clet = await startClet(api, {
           dir: path.join(tmp, 'clet'), endpoint: ctd.endpoint, nodeName: NODE,
           execArgv: [...CLET_EXEC_ARGV, ...(PROFILE ? ['--require', path.join(__dirname, 'clet-trace.js')] : [])],
-          env: PROFILE ? { CLET_TRACE_FILE: traceFile } : {},
+          env: PROFILE ? { CLET_TRACE_FILE: traceFile } : {}, unbundled: PROFILE,
         });
         // Warm-up of this agent process, as the static manager's.
         const warm = [`api-warm-${round}`];
@@ -272,6 +278,7 @@ function apiProfileReport(traceFile, r) {
         await clet.stop();
         clet = undefined;
         if (PROFILE) {
+          if (process.env.KEEP_TRACE) fs.copyFileSync(traceFile, process.env.KEEP_TRACE);
           r.profile = apiProfileReport(traceFile, r);
           console.log(`    clet process CPU ${r.cletCpuMs.toFixed(0)}ms over ${r.total.toFixed(0)}ms wall`);
         }
