@@ -148,15 +148,15 @@ test('cgroup v2: one tree, v2 file names, controllers enabled on the way down', 
   expect(read('cgroup.subtree_control')).toBe('+cpu +memory +pids');
 });
 
-test('the sandbox names the pod cgroup; containers get the CFS quota of the configured period', () => {
+test('the sandbox names the pod cgroup; containers get the CFS quota of the configured period', async () => {
   const m = PodCgroups.start(settings({ cpuCFSQuotaPeriod: '50ms' }), v1(), log, capacity);
   const ctx = { podLogsDir: path.join(tmp, 'logs'), containerLogsDir: path.join(tmp, 'containers'), rootDir: path.join(tmp, 'root'), resolvConf: '', clusterDNS: [],
     clusterDomain: '', nodeIP: '127.0.0.1', security: { seccompDefault: false, seccompProfileRoot: '' }, cgroups: m } as RuntimeSpecContext;
   const p = pod('b1', { limits: { cpu: '200m' }, requests: { cpu: '100m', memory: '10Mi' } });
   expect(sandboxConfig(ctx, p, 0).linux?.cgroupParent).toBe('/kubepods/burstable/podb1');
-  expect(containerConfig(ctx, p, p.spec.containers[0], 'busybox', 0, '', new Map()).linux?.resources).toMatchObject({ cpuShares: 102, cpuQuota: 10_000, cpuPeriod: 50_000 });
+  expect((await containerConfig(ctx, p, p.spec.containers[0], 'busybox', 0, '', new Map())).linux?.resources).toMatchObject({ cpuShares: 102, cpuQuota: 10_000, cpuPeriod: 50_000 });
   const noQuota = { ...ctx, cgroups: PodCgroups.start(settings({ cpuCFSQuota: false }), new CgroupFs(tmp, true), log, capacity) };
-  const res = containerConfig(noQuota, p, p.spec.containers[0], 'busybox', 0, '', new Map()).linux?.resources;
+  const res = (await containerConfig(noQuota, p, p.spec.containers[0], 'busybox', 0, '', new Map())).linux?.resources;
   expect(res).toMatchObject({ cpuShares: 102 });
   expect(res?.cpuQuota).toBeUndefined();
 });

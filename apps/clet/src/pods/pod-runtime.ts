@@ -171,7 +171,7 @@ export class PodRuntime {
       if (newest) await this.kill(pod, st);
       const attempt = newest ? (newest.metadata?.attempt ?? 0) + 1 : 0;
       sbConfig = sandboxConfig(this.ctx, pod, attempt);
-      fs.mkdirSync(podLogDir(this.ctx, pod), { recursive: true, mode: 0o755 });
+      await fs.promises.mkdir(podLogDir(this.ctx, pod), { recursive: true, mode: 0o755 });
       try {
         sandboxId = await this.cri.runPodSandbox(sbConfig);
       } catch (e) {
@@ -196,7 +196,7 @@ export class PodRuntime {
     const podIP = pod.spec.hostNetwork ? this.ctx.nodeIP : st.sandboxIP;
     let volumes: Map<string, string>;
     try {
-      volumes = prepareVolumes(this.ctx, pod);
+      volumes = await prepareVolumes(this.ctx, pod);
       for (const [name, dir] of apiVolumes) volumes.set(name, dir);
     } catch (e) {
       for (const c of pod.spec.containers) ss.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: (e as Error).message });
@@ -353,7 +353,7 @@ export class PodRuntime {
     for (const w of apiEnv.warnings) this.events(pod, 'Warning', w.reason, w.message, containerFieldPath(pod, c));
     let id: string;
     try {
-      const cfg = containerConfig(this.ctx, pod, c, imageRef, restartCount, podIP, volumes, apiEnv);
+      const cfg = await containerConfig(this.ctx, pod, c, imageRef, restartCount, podIP, volumes, apiEnv);
       id = await this.cri.createContainer(sandboxId, cfg, sb);
     } catch (e) {
       ss.waiting.set(c.name, { reason: 'CreateContainerError', message: (e as Error).message });
@@ -383,7 +383,7 @@ export class PodRuntime {
         return;
       }
     }
-    this.linkLegacyLog(pod, c, id, restartCount);
+    await this.linkLegacyLog(pod, c, id, restartCount);
   }
 
   /** runAsNonRoot checked against the user the image runs as (ImageStatus uid/username; neither means root). */
@@ -399,13 +399,13 @@ export class PodRuntime {
    * The legacy symlink for log shippers, as upstream makes it after StartContainer: only when the log
    * file exists (a dangling link would only wait for GC); failure is logged, never fatal.
    */
-  private linkLegacyLog(pod: Pod, c: Container, id: string, restartCount: number): void {
+  private async linkLegacyLog(pod: Pod, c: Container, id: string, restartCount: number): Promise<void> {
     const target = path.join(podLogDir(this.ctx, pod), c.name, `${restartCount}.log`);
     const link = legacyLogSymlink(this.ctx.containerLogsDir, pod.metadata.name!, pod.metadata.namespace!, c.name, id);
     try {
-      if (!fs.existsSync(target)) return;
-      fs.mkdirSync(this.ctx.containerLogsDir, { recursive: true, mode: 0o755 });
-      fs.symlinkSync(target, link);
+      if (!(await fs.promises.access(target).then(() => true, () => false))) return;
+      await fs.promises.mkdir(this.ctx.containerLogsDir, { recursive: true, mode: 0o755 });
+      await fs.promises.symlink(target, link);
     } catch (e) {
       this.log(logLine('Failed to create legacy symbolic link', { path: link, containerID: id, containerLogPath: target, err: (e as Error).message }));
     }

@@ -7,7 +7,7 @@
 // links of new names, and the removal of names that left the payload and of the old version. With an owner
 // (the pod's fsGroup, a token's fsUser) the new version is given to it before the switch, as upstream's setPerms
 // hook, so a container never sees a file its group cannot read.
-import * as fs from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { ownedFileMode, setVolumeOwnership, type VolumeOwner } from './ownership';
 
@@ -46,17 +46,17 @@ function topLevel(p: string): string {
 }
 
 /** Whether the current version already holds exactly this payload (same names, bytes, modes and owners). */
-function unchanged(versionDir: string, payload: Payload, fsGroup: number | undefined): boolean {
+async function unchanged(versionDir: string, payload: Payload, fsGroup: number | undefined): Promise<boolean> {
   const present: string[] = [];
-  const walk = (rel: string) => {
-    for (const e of fs.readdirSync(path.join(versionDir, rel), { withFileTypes: true })) {
+  const walk = async (rel: string) => {
+    for (const e of await fsp.readdir(path.join(versionDir, rel), { withFileTypes: true })) {
       const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(r);
+      if (e.isDirectory()) await walk(r);
       else present.push(r);
     }
   };
   try {
-    walk('');
+    await walk('');
   } catch {
     return false;
   }
@@ -64,10 +64,10 @@ function unchanged(versionDir: string, payload: Payload, fsGroup: number | undef
   for (const [p, f] of payload) {
     try {
       const file = path.join(versionDir, p);
-      const st = fs.statSync(file);
+      const st = await fsp.stat(file);
       if ((st.mode & 0o7777) !== ownedFileMode(f.mode, fsGroup)) return false;
       if ((fsGroup !== undefined && st.gid !== fsGroup) || (f.fsUser !== undefined && st.uid !== f.fsUser)) return false;
-      if (!fs.readFileSync(file).equals(f.data)) return false;
+      if (!(await fsp.readFile(file)).equals(f.data)) return false;
     } catch {
       return false;
     }
@@ -76,56 +76,49 @@ function unchanged(versionDir: string, payload: Payload, fsGroup: number | undef
 }
 
 /**
- * Writes `payload` into `dir` (a read-only volume: an fsGroup gets group read); returns false when it was already
- * there. Throws on an invalid path.
+ * Writes `payload` into `dir` (a read-only volume: an fsGroup gets group read); resolves false when it was already
+ * there. Rejects on an invalid path. Asynchronous because it runs in every pod's sync: with many pods starting at
+ * once the filesystem is contended and a synchronous call held the agent's event loop (bench/pod-start --profile).
  */
-export function writeAtomically(dir: string, payload: Payload, owner: Pick<VolumeOwner, 'fsGroup'> = {}, now = new Date()): boolean {
+export async function writeAtomically(dir: string, payload: Payload, owner: Pick<VolumeOwner, 'fsGroup'> = {}, now = new Date()): Promise<boolean> {
   for (const p of payload.keys()) {
     const err = validatePayloadPath(p);
     if (err) throw new Error(err);
   }
-  fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  await fsp.mkdir(dir, { recursive: true, mode: 0o755 });
   const dataLink = path.join(dir, DATA_DIR);
-  let oldVersion = '';
-  try {
-    oldVersion = fs.readlinkSync(dataLink);
-  } catch {
-    oldVersion = '';
-  }
-  if (oldVersion && unchanged(path.join(dir, oldVersion), payload, owner.fsGroup)) return false;
+  const oldVersion = await fsp.readlink(dataLink).catch(() => '');
+  if (oldVersion && (await unchanged(path.join(dir, oldVersion), payload, owner.fsGroup))) return false;
 
   const version = versionDirName(now);
   const versionDir = path.join(dir, version);
-  fs.mkdirSync(versionDir, { mode: 0o755 });
-  fs.chmodSync(versionDir, 0o755);
+  await fsp.mkdir(versionDir, { mode: 0o755 });
+  await fsp.chmod(versionDir, 0o755);
   for (const [p, f] of payload) {
     const file = path.join(versionDir, p);
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
-    fs.writeFileSync(file, f.data, { mode: f.mode });
-    fs.chmodSync(file, f.mode);
-    if (f.fsUser !== undefined) fs.chownSync(file, f.fsUser, -1);
+    await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
+    await fsp.writeFile(file, f.data, { mode: f.mode });
+    await fsp.chmod(file, f.mode);
+    if (f.fsUser !== undefined) await fsp.chown(file, f.fsUser, -1);
   }
   // The whole volume, not only the new version: on the first write the root directory is new too.
   setVolumeOwnership(dir, owner.fsGroup);
   // The switch: a new link under a temporary name renamed over the old one.
   const tmpLink = path.join(dir, DATA_DIR_TMP);
-  fs.rmSync(tmpLink, { force: true });
-  fs.symlinkSync(version, tmpLink);
-  fs.renameSync(tmpLink, dataLink);
+  await fsp.rm(tmpLink, { force: true });
+  await fsp.symlink(version, tmpLink);
+  await fsp.rename(tmpLink, dataLink);
 
   const wanted = new Set([...payload.keys()].map(topLevel));
   for (const name of wanted) {
     const link = path.join(dir, name);
-    try {
-      fs.lstatSync(link);
-    } catch {
-      fs.symlinkSync(path.join(DATA_DIR, name), link);
-    }
+    const present = await fsp.lstat(link).then(() => true, () => false);
+    if (!present) await fsp.symlink(path.join(DATA_DIR, name), link);
   }
-  for (const name of fs.readdirSync(dir)) {
+  for (const name of await fsp.readdir(dir)) {
     if (name.startsWith('..') || wanted.has(name)) continue;
-    fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    await fsp.rm(path.join(dir, name), { recursive: true, force: true });
   }
-  if (oldVersion && oldVersion !== version) fs.rmSync(path.join(dir, oldVersion), { recursive: true, force: true });
+  if (oldVersion && oldVersion !== version) await fsp.rm(path.join(dir, oldVersion), { recursive: true, force: true });
   return true;
 }

@@ -102,13 +102,13 @@ describe('API-object volumes with and without fsGroup', () => {
 
 describe('writeAtomically with an fsGroup', () => {
   const payload = (mode: number): Payload => new Map([['a', { data: Buffer.from('1'), mode }], ['d/b', { data: Buffer.from('2'), mode }]]);
-  test('files, directories and the version are the group\'s; an unchanged payload writes nothing', () => {
+  test('files, directories and the version are the group\'s; an unchanged payload writes nothing', async () => {
     const vol = path.join(dir, 'vol');
-    expect(writeAtomically(vol, payload(0o600), { fsGroup: 2000 })).toBe(true);
+    expect(await writeAtomically(vol, payload(0o600), { fsGroup: 2000 })).toBe(true);
     expect(['a', 'd', 'd/b', '.'].map((p) => stat(path.join(vol, p)))).toEqual(['640 2000', '2755 2000', '640 2000', '2755 2000']);
-    expect(writeAtomically(vol, payload(0o600), { fsGroup: 2000 })).toBe(false);
+    expect(await writeAtomically(vol, payload(0o600), { fsGroup: 2000 })).toBe(false);
     // Without the group the same payload is another volume: written again.
-    expect(writeAtomically(vol, payload(0o600))).toBe(true);
+    expect(await writeAtomically(vol, payload(0o600))).toBe(true);
   });
 });
 

@@ -89,7 +89,7 @@ export class ApiVolumeStep implements PodVolumeStep {
       }
       const dir = path.join(podDir, 'volumes', dirName, v.name);
       try {
-        writeAtomically(dir, payload, owner);
+        await writeAtomically(dir, payload, owner);
       } catch (e) {
         throw new VolumeSetUpError(v.name, (e as Error).message);
       }

@@ -20,8 +20,8 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 const payload = (entries: Record<string, string>, mode = 0o644): Payload => new Map(Object.entries(entries).map(([k, v]) => [k, { data: Buffer.from(v), mode }]));
 
 describe('writeAtomically', () => {
-  test('a version directory, the ..data link and one link per top-level name', () => {
-    expect(writeAtomically(dir, payload({ token: 't', 'sub/a.txt': 'a' }))).toBe(true);
+  test('a version directory, the ..data link and one link per top-level name', async () => {
+    expect(await writeAtomically(dir, payload({ token: 't', 'sub/a.txt': 'a' }))).toBe(true);
     const version = fs.readlinkSync(path.join(dir, DATA_DIR));
     expect(version).toMatch(/^\.\.\d{4}_\d\d_\d\d_\d\d_\d\d_\d\d\.\d{10}$/);
     expect(fs.readdirSync(dir).sort()).toEqual([DATA_DIR, version, 'sub', 'token'].sort());
@@ -31,12 +31,12 @@ describe('writeAtomically', () => {
     expect(fs.statSync(path.join(dir, version)).mode & 0o777).toBe(0o755);
   });
 
-  test('an unchanged payload writes nothing; a change switches versions and drops names that left', () => {
-    writeAtomically(dir, payload({ a: '1', b: '2' }));
+  test('an unchanged payload writes nothing; a change switches versions and drops names that left', async () => {
+    await writeAtomically(dir, payload({ a: '1', b: '2' }));
     const first = fs.readlinkSync(path.join(dir, DATA_DIR));
-    expect(writeAtomically(dir, payload({ a: '1', b: '2' }))).toBe(false);
-    expect(writeAtomically(dir, payload({ a: '1', b: '2' }, 0o400))).toBe(true);
-    expect(writeAtomically(dir, payload({ a: '3' }, 0o400))).toBe(true);
+    expect(await writeAtomically(dir, payload({ a: '1', b: '2' }))).toBe(false);
+    expect(await writeAtomically(dir, payload({ a: '1', b: '2' }, 0o400))).toBe(true);
+    expect(await writeAtomically(dir, payload({ a: '3' }, 0o400))).toBe(true);
     const second = fs.readlinkSync(path.join(dir, DATA_DIR));
     expect(second).not.toBe(first);
     expect(fs.readdirSync(dir).sort()).toEqual([DATA_DIR, second, 'a'].sort());
