@@ -16,7 +16,7 @@ import { ProbeManager } from '../pods/probe-manager';
 import type { RuntimeSpecContext } from '../pods/runtime-spec';
 import { FakeCri } from './fake-cri';
 import { noopVolumeStep } from '../volumes';
-import { nodeClients } from '../node/node-clients';
+import { HOLLOW_NODE_CLIENT_CONNECTIONS, nodeClients } from '../node/node-clients';
 
 export interface HollowNodeOptions {
   api: ClientConfig;
@@ -51,7 +51,7 @@ export class HollowNode {
     this.cri = new FakeCri(subnet);
     const cri = this.cri.asClient();
     const base: ClientConfig = { ...o.api, userAgent: `clet/${o.version} (linux/${process.arch}) hollow` };
-    const { client, heartbeat, events: eventClient } = nodeClients(base, { qps: o.qps, burst: o.burst, eventQPS: o.qps, eventBurst: o.burst });
+    const { client, heartbeat, events: eventClient } = nodeClients(base, { qps: o.qps, burst: o.burst, eventQPS: o.qps, eventBurst: o.burst }, HOLLOW_NODE_CLIENT_CONNECTIONS);
     this.clients = [client, heartbeat, eventClient];
     const nodeLog = (msg: string, fields?: Record<string, unknown>, severity?: 'I' | 'W' | 'E') => o.log({ msg, kv: { node: o.name, ...fields }, ...(severity ? { severity } : {}) } as LogEntry);
     this.recorder = createEventRecorder(eventSinkFor(eventClient), { component: 'clet', host: o.name }, { log: nodeLog });
