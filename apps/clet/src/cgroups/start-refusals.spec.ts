@@ -48,6 +48,7 @@ test('systemd running but unsupported is refused too', () => {
 test.each([
   [{ cpuManagerPolicy: 'fancy' }, 'failed to initialize cpu manager: unknown policy: "fancy"'],
   [{ memoryManagerPolicy: 'none' }, 'failed to initialize memory manager: unknown policy: "none"'],
+  [{ configMapAndSecretChangeDetectionStrategy: 'Poll' }, 'unknown configmap and secret manager mode: Poll'],
   [{ cgroupDriver: 'cgroupfsx' }, 'invalid configuration: cgroupDriver (--cgroup-driver) "cgroupfsx" must be one of: "cgroupfs", "systemd"'],
 ])('validation: %j', (over, message) => {
   const errs = validateCletConfiguration(config({ ...over, failCgroupV1: false }), { gates: newFeatureGate(), cgroupV1: true });

@@ -148,6 +148,9 @@ export function validateCletConfiguration(kc: CletConfiguration, ctx: Validation
   // Upstream finds unknown policies and drivers when it builds the container manager, with these words.
   if (!['none', 'static'].includes(kc.cpuManagerPolicy)) errs.push(`failed to initialize cpu manager: unknown policy: "${kc.cpuManagerPolicy}"`);
   if (!['None', 'Static'].includes(kc.memoryManagerPolicy)) errs.push(`failed to initialize memory manager: unknown policy: "${kc.memoryManagerPolicy}"`);
+  if (!['Get', 'Cache', 'Watch'].includes(kc.configMapAndSecretChangeDetectionStrategy)) {
+    errs.push(`unknown configmap and secret manager mode: ${kc.configMapAndSecretChangeDetectionStrategy}`);
+  }
   if (!['cgroupfs', 'systemd'].includes(kc.cgroupDriver)) add(`cgroupDriver (--cgroup-driver) ${JSON.stringify(kc.cgroupDriver)} must be one of: "cgroupfs", "systemd"`);
   if (ctx.cgroupV1 && kc.failCgroupV1) {
     errs.push('clet is configured to not run on a host using cgroup v1. cgroup v1 support is in maintenance mode');

@@ -2,7 +2,7 @@
 // (--cl-api-qps/--cl-api-burst, --cl-api-content-type), one for events (eventRecordQPS/eventBurst, as
 // upstream's separate event client), the node library for registration, status, lease, pods and mirrors,
 // and the facts of this host for the node's status.
-import { clientApiObjects, type ApiObjects } from '../volumes';
+import { DEFAULT_OBJECT_TTL_MS, objectManagerFor, ttlFromNode, type ChangeDetectionStrategy, type PodObjectManager } from '../volumes';
 import { hostname as osHostname } from 'node:os';
 import type { CriClient } from '@cl/cri';
 import { createEventRecorder, eventSinkFor, type ClientConfig } from '@cl/kube-client';
@@ -36,8 +36,8 @@ export interface ClusterMembership {
   reports: PodReports;
   /** Reads a secret of the pod's namespace for its imagePullSecrets, with the node's client. */
   secrets: SecretGetter;
-  /** Secrets, config maps and service account tokens for pods' volumes and environment (../volumes). */
-  apiObjects: ApiObjects;
+  /** Secrets, config maps and service account tokens for pods' volumes and environment, by configMapAndSecretChangeDetectionStrategy (../volumes). */
+  apiObjects: PodObjectManager;
   start(): void;
   stop(): Promise<void>;
 }
@@ -92,6 +92,9 @@ export function joinCluster(o: JoinOptions): ClusterMembership {
     log,
     events: recorder,
   });
+  const objects = objectManagerFor(config.configMapAndSecretChangeDetectionStrategy as ChangeDetectionStrategy, client, {
+    ttlMs: () => ttlFromNode(agent.registeredNode()) ?? DEFAULT_OBJECT_TTL_MS,
+  });
   return {
     reports: {
       status: (pod, status) => agent.reportStatus(pod as never, status as never),
@@ -101,13 +104,19 @@ export function joinCluster(o: JoinOptions): ClusterMembership {
         recorder.event({ kind: 'Pod', apiVersion: 'v1', namespace: pod.metadata.namespace, name: pod.metadata.name ?? '', uid: pod.metadata.uid, ...(fieldPath ? { fieldPath } : {}) }, type, reason, message),
       nodeEvent: (type, reason, message) => recorder.event({ kind: 'Node', name: o.nodeName, uid: o.nodeName }, type, reason, message),
     },
-    secrets: (namespace, name) => client.get(`/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`),
-    apiObjects: clientApiObjects(client),
+    // Pull secrets through the same manager as volumes (upstream's getPullSecretsForPod reads the secret manager).
+    secrets: async (namespace, name) => {
+      const s = await objects.secret(namespace, name);
+      if (!s) throw new Error(`secrets ${JSON.stringify(name)} not found`);
+      return s;
+    },
+    apiObjects: objects,
     start() {
       agent.start().catch((e: Error) => log('Node agent failed to start', { err: e.message }, 'E'));
     },
     async stop() {
       await agent.stop();
+      objects.stop();
       await recorder.stop();
       client.close();
       heartbeatClient.close();

@@ -79,7 +79,7 @@ export interface PodManagerOptions {
   /** API-server mode: reads the secrets a pod names in spec.imagePullSecrets (tried before imageCredentials). */
   pullSecrets?: ImagePullerOptions['secrets'];
   /** Set in API-server mode: secrets, config maps and tokens for volumes and environment (../volumes). */
-  apiObjects?: import('../volumes').ApiObjects;
+  apiObjects?: import('../volumes').PodObjectManager;
 }
 
 export interface PodManager {

@@ -87,11 +87,18 @@ export class CriPodManager implements PodManager {
     // The loop exists from the start, so pods(), setApiPods and the health check answer before the CRI is
     // connected; it calls its runtime only once start() connected it and started the loop.
     const lifecycle: PodLifecycle<Pod, PodStatus> = {
-      sync: (pod) => (this.evictedBefore(pod) ? this.syncEvicted(pod) : this.connected().sync(pod)),
+      sync: (pod) => {
+        if (this.evictedBefore(pod)) return this.syncEvicted(pod);
+        // Its secrets and config maps become readable (a watch each under the default strategy) before it runs.
+        this.opts.apiObjects?.registerPod(pod);
+        return this.connected().sync(pod);
+      },
       kill: async (uid, pod) => {
         const after = await this.connected().kill(uid, pod);
-        // The pod is going away: its secret, config map and token files leave the disk with it.
+        // The pod is going away: its secret, config map and token files leave the disk with it, and the agent stops
+        // reading (watching) what only it named.
         removeApiVolumes(podDir(this.ctx, uid));
+        this.opts.apiObjects?.unregisterPod(uid);
         // An evicted pod keeps its Failed/Evicted status when the API server deletes it; one no source wants is forgotten.
         const final = pod ? this.evicted.get(uid)?.final : undefined;
         if (!pod) this.evicted.delete(uid);

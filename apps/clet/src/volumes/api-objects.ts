@@ -2,6 +2,7 @@
 // checks: only objects of pods bound to this node). A missing object is `undefined`; any other failure rejects.
 export interface Secret {
   metadata?: { name?: string; namespace?: string };
+  type?: string;
   /** Values are base64, as the API serves them. */
   data?: Record<string, string>;
 }
