@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { KubeClient } from '@cl/kube-client';
 import type { Pod } from '../src/pods/api-types';
-import { objectManagerFor, type PodObjectManager } from '../src/volumes';
+import { objectManagerFor, ttlFromNode, type PodObjectManager } from '../src/volumes';
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { clientFor, eventually, requestCount, startApiserverProcess, type ApiserverProcess } from '../../../libs/kube-client/test/server';
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -133,4 +133,15 @@ test('Watch: a missing object reads as missing until created; an immutable one i
   await eventually(async () => (await openWatches()) === watchesBefore + 1, 'the immutable object unwatched');
   // Still readable from what the watch delivered.
   expect((await m.configMap('default', 'frozen'))?.data).toEqual({ k: 'v' });
+});
+
+test.each<[string, Record<string, string> | undefined, number | undefined]>([
+  ['seconds', { 'node.alpha.kubernetes.io/ttl': '15' }, 15_000],
+  ['zero (the TTL controller\'s value for small clusters)', { 'node.alpha.kubernetes.io/ttl': '0' }, 0],
+  ['absent', {}, undefined],
+  ['no annotations', undefined, undefined],
+  ['not a number', { 'node.alpha.kubernetes.io/ttl': '1m' }, undefined],
+  ['negative', { 'node.alpha.kubernetes.io/ttl': '-5' }, undefined],
+])('Cache TTL from the Node annotation: %s', (_what, annotations, want) => {
+  expect(ttlFromNode({ metadata: { annotations } })).toBe(want);
 });

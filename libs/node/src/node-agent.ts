@@ -81,6 +81,9 @@ export class NodeAgent {
         this.node = node;
         this.mirrors.reconcile();
       },
+      onRead: (node) => {
+        this.node = node;
+      },
       onConditionChange: (_node, change) => o.events?.event(nodeRef, 'Normal', change.event, `Node ${name} status is now: ${change.event}`),
     });
     this.lease = new NodeLease({ client: heartbeat, nodeName: name, durationSeconds: o.leaseDurationSeconds, renewIntervalMs: o.leaseRenewIntervalMs, log: o.log, node: () => this.node });
@@ -106,7 +109,7 @@ export class NodeAgent {
     await Promise.all([this.status.stop(), this.lease.stop(), this.mirrors.stop()]);
   }
 
-  /** The registered Node, once it is. */
+  /** The registered Node, once it is, as the last node status update read it. */
   registeredNode(): Node | undefined {
     return this.node;
   }

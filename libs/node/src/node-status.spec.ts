@@ -148,6 +148,7 @@ describe('NodeStatusReporter', () => {
   function start(o: { facts?: () => Promise<NodeFacts>; reportFrequencyMs?: number; register?: boolean; node?: Node; now?: () => Date } = {}) {
     const changes: ConditionChange[] = [];
     const registered: Node[] = [];
+    const reads: Node[] = [];
     const log = recordingLog();
     reporter = new NodeStatusReporter({
       client: api,
@@ -159,10 +160,11 @@ describe('NodeStatusReporter', () => {
       log,
       onConditionChange: (_node, c) => changes.push(c),
       onRegistered: (node) => registered.push(node),
+      onRead: (node) => reads.push(node),
       now: o.now ?? now,
     });
     reporter.start();
-    return { changes, registered, log };
+    return { changes, registered, reads, log };
   }
 
   const nodeGets = () => api.callsOf('GET', NODE).length;
@@ -221,6 +223,15 @@ describe('NodeStatusReporter', () => {
     expect(api.calls.map((c) => c.method)).toEqual(['POST', ...api.calls.slice(1).map(() => 'GET')]);
     // The Node it created is the one every update reads: it is not announced again.
     expect(registered).toHaveLength(1);
+  });
+
+  test('each status update hands on the Node it read, with what others changed on it (the TTL annotation)', async () => {
+    const { registered, reads } = start();
+    await waitUntil(() => registered.length === 1 && reads.length >= 1, 'a status update', api);
+    const node = api.object<Node>(NODE)!;
+    api.put<Node>(NODE, { ...node, metadata: { ...node.metadata, annotations: { 'node.alpha.kubernetes.io/ttl': '15' } } });
+    await waitUntil(() => reads.at(-1)?.metadata.annotations?.['node.alpha.kubernetes.io/ttl'] === '15', 'a read of the annotated Node', api);
+    expect(reads.at(-1)!.metadata.uid).toBe(registered[0].metadata.uid);
   });
 
   test('once reportFrequency has passed the heartbeat is PATCHed, transition times kept', async () => {

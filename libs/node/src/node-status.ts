@@ -36,6 +36,8 @@ export interface NodeStatusOptions {
   onConditionChange?: (node: Node, change: ConditionChange) => void;
   /** Called once the Node exists (created or found), with it. */
   onRegistered?: (node: Node) => void;
+  /** Each read of the Node before a status update (what others changed on it: labels, annotations, taints). */
+  onRead?: (node: Node) => void;
   now?: () => Date;
 }
 
@@ -156,6 +158,7 @@ export class NodeStatusReporter {
       this.knownUid = node.metadata.uid;
       this.o.onRegistered?.(node);
     }
+    this.o.onRead?.(node);
     const { status, changes } = await this.status(node);
     const due = this.now().getTime() - this.lastReport >= this.o.reportFrequencyMs;
     if (!due && !statusDiffers(node.status, status)) return;

@@ -233,11 +233,6 @@ class WatchedObjects extends ReferencedObjects {
     return object;
   }
 
-  /** The objects watched now (for tests and metrics). */
-  get watched(): number {
-    return [...this.watches.values()].filter((w) => !w.immutable).length;
-  }
-
   stop(): void {
     for (const w of this.watches.values()) w.informer.stop();
     this.watches.clear();
