@@ -50,6 +50,7 @@ export class CriPodManager implements PodManager {
   private readonly imageFirstSeen = new Map<string, number>();
   private cri: CriClient | undefined;
   private runtime: PodRuntime | undefined;
+  private volumeStep: ApiVolumeStep | undefined;
   private probes: ProbeManager | undefined;
   private lifecycle: CriPodLifecycle | undefined;
   private firstUpdate: (() => void) | undefined;
@@ -95,10 +96,11 @@ export class CriPodManager implements PodManager {
       },
       kill: async (uid, pod) => {
         const after = await this.connected().kill(uid, pod);
-        // The pod is going away: its secret, config map and token files leave the disk with it, and the agent stops
-        // reading (watching) what only it named.
+        // The pod is going away: its secret, config map and token files leave the disk with it, the agent stops
+        // reading (watching) what only it named, and its tokens are forgotten (upstream's DeleteServiceAccountToken).
         removeApiVolumes(podDir(this.ctx, uid));
         this.opts.apiObjects?.unregisterPod(uid);
+        this.volumeStep?.tokens?.forgetPod(uid);
         // An evicted pod keeps its Failed/Evicted status when the API server deletes it; one no source wants is forgotten.
         const final = pod ? this.evicted.get(uid)?.final : undefined;
         if (!pod) this.evicted.delete(uid);
@@ -132,7 +134,8 @@ export class CriPodManager implements PodManager {
     const runtimeName = (await cri.version()).runtimeName || 'containerd';
     const events = this.opts.reports?.events;
     const puller = new ImagePuller(cri, { serialize: c.serializeImagePulls ?? true, qps: c.registryPullQPS ?? 5, burst: c.registryBurst ?? 10, credentials: this.opts.imageCredentials, secrets: this.opts.pullSecrets }, this.log, events);
-    this.runtime = new PodRuntime(cri, puller, this.ctx, this.log, events, new ApiVolumeStep(this.opts.apiObjects));
+    this.volumeStep = new ApiVolumeStep(this.opts.apiObjects);
+    this.runtime = new PodRuntime(cri, puller, this.ctx, this.log, events, this.volumeStep);
     this.probes = new ProbeManager(cri, this.opts.probeMetrics ?? new Registry(), {
       unhealthy: (pod, container, id, type, grace, message) => {
         this.log(logLine(`Container ${container.name} failed ${type.toLowerCase()} probe, will be restarted`, { pod: podFullName(pod), containerID: id, message }));

@@ -76,6 +76,15 @@ describe('requiresRefresh (upstream: past 80% of the TTL, or older than 24 h, le
     now += 900 * 1000;
     expect(await m.token('uid/v/token/', 'ns', 'sa', {})).toBe('t2');
   });
+
+  test('a forgotten pod\'s tokens are requested again; other pods keep theirs', async () => {
+    let n = 0;
+    const api = { requestToken: async () => ({ ...tr(3600), status: { token: `t${++n}`, expirationTimestamp: new Date(T0 + 3600_000).toISOString() } }) } as unknown as ApiObjects;
+    const m = new TokenManager(api, { now: () => T0 }, () => 0);
+    expect([await m.token('a/v/token/', 'ns', 'sa', {}), await m.token('b/v/token/', 'ns', 'sa', {})]).toEqual(['t1', 't2']);
+    m.forgetPod('a');
+    expect([await m.token('a/v/token/', 'ns', 'sa', {}), await m.token('b/v/token/', 'ns', 'sa', {})]).toEqual(['t3', 't2']);
+  });
 });
 
 describe('payloads', () => {
