@@ -3,6 +3,7 @@
 // by a few workers (client-go's workqueue with its per-item rate limiter: a key is queued at most once, a key
 // added while it is being worked on is worked on again afterwards, and a failed key comes back after 5 ms
 // doubling up to 1000 s until it succeeds).
+import { runWorkers, WorkQueue } from '../workloads/work-queue';
 
 export type LoopErrorLog = (e: unknown) => void;
 
@@ -49,76 +50,27 @@ export class PeriodicLoop {
   }
 }
 
-const RETRY_BASE_MS = 5;
-const RETRY_MAX_MS = 1_000_000;
-
+/**
+ * A queue of keys worked on by `workers` loops, for controllers that only add keys: the work queue of the workload
+ * controllers (one key queued once however often added, never worked on twice at once, failures retried with
+ * client-go's per-key back-off) run by its workers, behind `add` and `stop`.
+ */
 export class KeyQueue {
-  private readonly queued: string[] = [];
-  private readonly dirty = new Set<string>();
-  private readonly processing = new Set<string>();
-  private readonly failures = new Map<string, number>();
-  private readonly retries = new Map<string, NodeJS.Timeout>();
-  private readonly inFlight = new Set<Promise<void>>();
-  private stopped = false;
+  private readonly queue = new WorkQueue();
+  private readonly running: Promise<void>;
 
-  constructor(
-    private readonly work: (key: string) => Promise<void>,
-    private readonly onError: (key: string, e: unknown) => void,
-    private readonly workers = 1,
-  ) {}
+  constructor(work: (key: string) => Promise<void>, onError: (key: string, e: unknown) => void, workers = 1) {
+    this.running = runWorkers(this.queue, workers, work, onError);
+  }
 
   add(key: string): void {
-    if (this.stopped || this.dirty.has(key)) return;
-    this.dirty.add(key);
-    if (this.processing.has(key)) return;
-    this.queued.push(key);
-    this.pump();
+    this.queue.add(key);
   }
 
   /** Stops taking keys; resolves once the keys being worked on are done. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    for (const t of this.retries.values()) clearTimeout(t);
-    this.retries.clear();
-    this.queued.length = 0;
-    while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
-  }
-
-  private pump() {
-    while (!this.stopped && this.processing.size < this.workers && this.queued.length) {
-      const key = this.queued.shift()!;
-      this.dirty.delete(key);
-      this.processing.add(key);
-      const p = this.process(key);
-      this.inFlight.add(p);
-      void p.finally(() => this.inFlight.delete(p));
-    }
-  }
-
-  private async process(key: string): Promise<void> {
-    try {
-      await this.work(key);
-      this.failures.delete(key);
-    } catch (e) {
-      this.onError(key, e);
-      this.retryLater(key);
-    } finally {
-      this.processing.delete(key);
-      if (this.dirty.has(key) && !this.stopped) this.queued.push(key);
-      this.pump();
-    }
-  }
-
-  private retryLater(key: string) {
-    if (this.stopped || this.retries.has(key)) return;
-    const n = this.failures.get(key) ?? 0;
-    this.failures.set(key, n + 1);
-    const timer = setTimeout(() => {
-      this.retries.delete(key);
-      this.add(key);
-    }, Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** n));
-    timer.unref();
-    this.retries.set(key, timer);
+    this.queue.shutDown();
+    await this.running;
   }
 }
 
