@@ -44,6 +44,8 @@ const VERY_SHORT_WATCH_MS = 1000;
 
 export class Informer<T extends InformerObject> {
   private readonly items = new Map<string, T>();
+  /** The store by namespace (client-go's default namespace indexer): a controller's per-namespace list is O(its objects). */
+  private readonly byNamespace = new Map<string, Map<string, T>>();
   private readonly handlers: Handlers<T> = { add: [], update: [], delete: [] };
   private readonly stopping = new AbortController();
   private readonly backoff = new Backoff();
@@ -101,6 +103,12 @@ export class Informer<T extends InformerObject> {
 
   get(key: string): T | undefined {
     return this.items.get(key);
+  }
+
+  /** The objects of one namespace (a lister's `Pods(ns).List()`). */
+  listNamespace(namespace: string): T[] {
+    const m = this.byNamespace.get(namespace);
+    return m ? [...m.values()] : [];
   }
 
   private get stopped(): boolean {
@@ -240,12 +248,19 @@ export class Informer<T extends InformerObject> {
     const key = objectKey(obj);
     const old = this.items.get(key);
     this.items.set(key, obj);
+    const ns = obj.metadata.namespace ?? '';
+    (this.byNamespace.get(ns) ?? this.byNamespace.set(ns, new Map()).get(ns)!).set(key, obj);
     if (old) this.emit('update', obj, old);
     else this.emit('add', obj);
   }
 
   private remove(key: string, last: T) {
-    if (!this.items.delete(key)) return;
+    const had = this.items.get(key);
+    if (!had || !this.items.delete(key)) return;
+    const ns = had.metadata.namespace ?? '';
+    const m = this.byNamespace.get(ns);
+    m?.delete(key);
+    if (m?.size === 0) this.byNamespace.delete(ns);
     this.emit('delete', last);
   }
 

@@ -72,6 +72,23 @@ test('start() resolves after the first list; changes reach the handlers once, in
   inf.stop();
 });
 
+test('listNamespace: the objects of one namespace, kept through adds and deletes', async () => {
+  await namespace('ns-a', { x: { v: '1' }, y: { v: '1' } });
+  await namespace('ns-b', { z: { v: '1' } });
+  const { inf, events } = informerOf('/api/v1/configmaps');
+  await inf.start();
+  const names = (ns: string) => inf.listNamespace(ns).map((c) => c.metadata.name).sort();
+  expect([names('ns-a'), names('ns-b'), names('none')]).toEqual([['x', 'y'], ['z'], []]);
+  await client.delete(cms('ns-a', 'x'));
+  await client.create(cms('ns-b'), { metadata: { name: 'w' }, data: { v: '1' } });
+  await eventually(() => events.includes('delete x') && events.some((e) => e.startsWith('add w')), 'the delete and the add');
+  expect([names('ns-a'), names('ns-b')]).toEqual([['y'], ['w', 'z']]);
+  await client.delete(cms('ns-a', 'y'));
+  await eventually(() => events.includes('delete y'), 'the last delete of ns-a');
+  expect(names('ns-a')).toEqual([]);
+  inf.stop();
+});
+
 test('a field selector, and cluster-scoped keys ("name")', async () => {
   const events: string[] = [];
   const inf = new Informer<ConfigMap>(client, { path: '/api/v1/namespaces', fieldSelector: 'metadata.name=inf' }).on('add', (n) => events.push(n.metadata.name));

@@ -162,7 +162,7 @@ export class DeploymentController implements Controller {
 
   /** getReplicaSetsForDeployment: the ReplicaSets of the namespace the Deployment controls, after adoption and release. */
   private claimReplicaSets(d: Deployment, selector: LabelSelector): Promise<ReplicaSet[]> {
-    const inNamespace = this.replicaSets.list().filter((rs) => rs.metadata.namespace === d.metadata.namespace);
+    const inNamespace = this.replicaSets.listNamespace(d.metadata.namespace ?? '');
     return claimObjects(this.client, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: d.metadata, path: deploymentPath(d) }, selector, inNamespace, replicaSetPath);
   }
 

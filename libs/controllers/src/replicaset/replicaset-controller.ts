@@ -166,7 +166,7 @@ export class ReplicaSetController implements Controller {
       return;
     }
     const namespace = rs.metadata.namespace;
-    const active = this.pods.list().filter((p) => p.metadata.namespace === namespace && isPodActive(p));
+    const active = this.pods.listNamespace(namespace ?? '').filter((p) => isPodActive(p));
     const owned = await this.claimPods(rs, selector, active);
     let manageError: Error | undefined;
     if (needsSync && !rs.metadata.deletionTimestamp) {

@@ -116,7 +116,7 @@ export class ResourceQuotaController implements Controller {
   }
 
   private quotasIn(namespace: string): Quota[] {
-    return this.quotas.list().filter((q) => q.metadata.namespace === namespace);
+    return this.quotas.listNamespace(namespace);
   }
 
   private async syncNamespace(namespace: string): Promise<void> {
@@ -126,7 +126,7 @@ export class ResourceQuotaController implements Controller {
       const names = Object.keys(hard);
       const objects: Array<[QuotaEvaluator, KubeObject[]]> = this.counted
         .filter(([e]) => e.matchingResources(names).length)
-        .map(([e, inf]) => [e, inf.list().filter((o) => o.metadata.namespace === namespace)]);
+        .map(([e, inf]) => [e, inf.listNamespace(namespace)]);
       const used = toResourceList(quotaUsage(q, objects, now));
       if (sameUsage(q.status?.hard, hard) && sameUsage(q.status?.used, used)) continue;
       await this.client.update(resourcePath({ version: 'v1', resource: 'resourcequotas', namespace, name: q.metadata.name, subresource: 'status' }), { ...q, status: { hard: { ...hard }, used } });
