@@ -256,7 +256,8 @@ export class Informer<T extends InformerObject> {
 
   private remove(key: string, last: T) {
     const had = this.items.get(key);
-    if (!had || !this.items.delete(key)) return;
+    if (!had) return;
+    this.items.delete(key);
     const ns = had.metadata.namespace ?? '';
     const m = this.byNamespace.get(ns);
     m?.delete(key);

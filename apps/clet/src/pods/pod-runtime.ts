@@ -14,7 +14,7 @@ import { logLine, type LogFn } from './log';
 import {
   ANN_CONTAINER_HASH, ANN_PRESTOP, ANN_RESTART_COUNT, LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID,
   RuntimeSpecContext, containerConfig,
-  containerHash, legacyLogSymlink, podDir, podLogDir, prepareVolumes, sandboxConfig,
+  containerHash, exists, legacyLogSymlink, podDir, podLogDir, prepareVolumes, sandboxConfig,
 } from './runtime-spec';
 import { runAsNonRootViolation } from './security-context';
 import { runHook, type LifecycleHandler } from './lifecycle-hooks';
@@ -408,7 +408,7 @@ export class PodRuntime {
     const target = path.join(podLogDir(this.ctx, pod), c.name, `${restartCount}.log`);
     const link = legacyLogSymlink(this.ctx.containerLogsDir, pod.metadata.name!, pod.metadata.namespace!, c.name, id);
     try {
-      if (!(await fs.promises.access(target).then(() => true, () => false))) return;
+      if (!(await exists(target))) return;
       await fs.promises.mkdir(this.ctx.containerLogsDir, { recursive: true, mode: 0o755 });
       await fs.promises.symlink(target, link);
     } catch (e) {

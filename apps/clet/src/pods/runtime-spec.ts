@@ -196,7 +196,8 @@ function fieldRefValue(pod: Pod, fieldPath: string, podIP: string, nodeIP: strin
 // held the agent's whole event loop for milliseconds each (~0.3 s of a 30-pod burst, bench/pod-start --profile).
 
 const fsp = fs.promises;
-const exists = (p: string) => fsp.access(p).then(() => true, () => false);
+/** Whether `p` exists (following links), without holding the event loop. */
+export const exists = (p: string) => fsp.access(p).then(() => true, () => false);
 
 /** Creates the volume directories (emptyDir) and the pod's files; returns the host path per volume name. */
 export async function prepareVolumes(ctx: RuntimeSpecContext, pod: Pod): Promise<Map<string, string>> {

@@ -84,10 +84,10 @@ abstract class ReferencedObjects implements PodObjectManager {
   }
 
   /** A pod referenced `key` (again): Cache forgets what it read, Watch starts a watch for a new key. */
-  protected abstract referenced(key: string, kind: Kind, namespace: string, name: string): void;
+  protected abstract referenced(key: string, ref: ObjectRef): void;
   /** No registered pod names `key` any more. */
   protected abstract released(key: string): void;
-  protected abstract read(key: string, kind: Kind, namespace: string, name: string): Promise<ApiObject | undefined>;
+  protected abstract read(key: string, ref: ObjectRef): Promise<ApiObject | undefined>;
   abstract stop(): void;
 
   registerPod(pod: Pod): void {
@@ -101,7 +101,7 @@ abstract class ReferencedObjects implements PodObjectManager {
     // New references first, then the old ones go: an object the pod keeps naming is never released in between.
     for (const [key, ref] of keys) {
       this.refs.set(key, (this.refs.get(key) ?? 0) + 1);
-      this.referenced(key, ref.kind, ref.namespace, ref.name);
+      this.referenced(key, ref);
     }
     this.pods.set(uid, { version, keys });
     if (prev) this.release(prev.keys);
@@ -129,7 +129,7 @@ abstract class ReferencedObjects implements PodObjectManager {
   private get<T>(kind: Kind, namespace: string, name: string): Promise<T | undefined> {
     const key = keyOf(kind, namespace, name);
     if (!this.refs.has(key)) return Promise.reject(notRegistered(namespace, name));
-    return this.read(key, kind, namespace, name) as Promise<T | undefined>;
+    return this.read(key, { kind, namespace, name }) as Promise<T | undefined>;
   }
 
   secret(namespace: string, name: string): Promise<Secret | undefined> {
@@ -171,7 +171,7 @@ class CachedObjects extends ReferencedObjects {
     this.data.delete(key);
   }
 
-  protected read(key: string, kind: Kind, namespace: string, name: string): Promise<ApiObject | undefined> {
+  protected read(key: string, { kind, namespace, name }: ObjectRef): Promise<ApiObject | undefined> {
     const had = this.data.get(key);
     if (had && this.now() < had.at + this.ttlMs()) return had.object;
     // A refresh after the TTL may come from the API server's cache (resourceVersion=0), as upstream's; the first read
@@ -201,7 +201,7 @@ class WatchedObjects extends ReferencedObjects {
     super(client);
   }
 
-  protected referenced(key: string, kind: Kind, namespace: string, name: string): void {
+  protected referenced(key: string, { kind, namespace, name }: ObjectRef): void {
     if (this.watches.has(key)) return;
     const informer = new Informer<ApiObject>(this.client, { path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/${kind}`, fieldSelector: `metadata.name=${name}` });
     void informer.start();
@@ -213,7 +213,7 @@ class WatchedObjects extends ReferencedObjects {
     this.watches.delete(key);
   }
 
-  protected async read(key: string, kind: Kind, namespace: string, name: string): Promise<ApiObject | undefined> {
+  protected async read(key: string, { kind, namespace, name }: ObjectRef): Promise<ApiObject | undefined> {
     const w = this.watches.get(key);
     if (!w) throw notRegistered(namespace, name);
     if (!w.informer.hasSynced()) {
