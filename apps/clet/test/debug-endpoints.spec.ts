@@ -296,26 +296,29 @@ describe('/run, /exec, /attach, /portForward', () => {
       const kc = join(tmp, 'kubectl-exec.yaml');
       writeFileSync(
         kc,
-        `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "http://127.0.0.1:${(proxy.address() as AddressInfo).port}"}\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: c\n  context: {cluster: c, user: u, namespace: default}\ncurrent-context: c\n`,
+        `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "http://127.0.0.1:${proxy.port}"}\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: c\n  context: {cluster: c, user: u, namespace: default}\ncurrent-context: c\n`,
       );
       // kubectl offers WebSocket v5 first, containerd 1.6's streaming server refuses it (403) and kubectl falls back to
-      // SPDY. Once in several loaded CI runs that SPDY exec never ended (kubectl, the fixture and the agent all waiting,
-      // not reproduced quiet in dozens of runs); a run that has not ended after 40 s is killed, its -v=6 trace kept,
-      // and tried once more, so a second hang fails the test with both traces.
+      // SPDY. In a few loaded CI runs that SPDY exec never ended (not reproduced in hundreds of runs under CPU load
+      // here): a run not ended after 30 s is killed and reported (its -v=6 trace, the streams the fixture still
+      // holds, the agent's log), and tried again, up to three times; three hangs fail the test with every report.
+      const hangs: string[] = [];
       const run = () =>
-        new Promise<{ out?: string; trace: string }>((resolve) =>
-          execFile(KUBECTL, ['-v=6', '--kubeconfig', kc, 'exec', POD, '-c', 'printer', '--', 'sh', '-c', 'echo from-kubectl; echo to-stderr >&2'], { timeout: 40_000 }, (err, stdout, stderr) =>
-            resolve(err ? { trace: `${err.message}\n${stderr}` } : { out: stdout + '|' + stderr.split('\n').filter((l) => !/^[IWE]\d{4} /.test(l)).join('\n'), trace: stderr }),
-          ),
+        new Promise<string | undefined>((resolve) =>
+          execFile(KUBECTL, ['-v=6', '--kubeconfig', kc, 'exec', POD, '-c', 'printer', '--', 'sh', '-c', 'echo from-kubectl; echo to-stderr >&2'], { timeout: 30_000 }, (err, stdout, stderr) => {
+            if (!err) return resolve(stdout + '|' + stderr.split('\n').filter((l) => !/^[IWE]\d{4} /.test(l)).join('\n'));
+            hangs.push(`attempt ${hangs.length + 1}: ${err.message}\n${stderr}\nstreams the fixture holds:\n${proxy.openStreams().join('\n')}\nagent log:\n${proc.stderr().slice(-3000)}`);
+            resolve(undefined);
+          }),
         );
-      const first = await run();
-      const second = first.out === undefined ? await run() : undefined;
-      const out = first.out ?? second?.out ?? `first run:\n${first.trace}\nsecond run:\n${second?.trace}`;
-      expect(out).toBe('from-kubectl\n|to-stderr\n');
+      let out: string | undefined;
+      while (out === undefined && hangs.length < 3) out = await run();
+      if (hangs.length > 0) console.warn(`kubectl exec needed ${hangs.length + 1} attempts:\n${hangs.join('\n\n')}`);
+      expect(out ?? hangs.join('\n\n')).toBe('from-kubectl\n|to-stderr\n');
     } finally {
-      await new Promise((r) => proxy.close(r));
+      await proxy.close();
     }
-  });
+  }, 150_000);
 
   test('attach streams the running container output', async () => {
     const r = await wsRequest(`${base}/attach/default/${POD}/printer?stdout=1`, { ...asAlice(), until: (x) => /line \d+\n/.test(x.channels[1]?.toString() ?? '') });
