@@ -131,7 +131,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   let rbacSynced: Promise<void> = Promise.resolve();
   const kinds = servedKinds();
   const discovery = kindDiscoveryGroups(kinds);
-  const serviceAccountRoutes = serviceAccounts ? await serviceAccounts.routes() : [];
+  const serviceAccountRoutes = serviceAccounts
+    ? await serviceAccounts.routes(async (a) => (await authz.chain.authorize({ ...a, isResourceRequest: true, path: '', apiVersion: '*', subresource: '' })).decision === 'Allow')
+    : [];
   const parts: ServerParts = {
     authenticator: authentication.authenticator,
     authorizer: authz.authorizer,

@@ -90,7 +90,7 @@ afterAll(async () => {
   await clet?.stop();
   await api?.cleanup();
   await ctd?.stop();
-  for (const name of ['reader', 'consumer', 'grouped', 'waiter', 'claimant']) removePodLogs('default', name);
+  for (const name of ['reader', 'consumer', 'grouped', 'waiter', 'claimant', 'vaulted']) removePodLogs('default', name);
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -279,6 +279,42 @@ test('NodeRestriction: the node\'s credentials get tokens only bound to pods sch
   expect(bound.stdout.split('.')).toHaveLength(3);
   const stale = kubectl(nodeConfig, ['create', 'token', 'default', '--bound-object-kind=Pod', `--bound-object-name=${reader.metadata.name}`, '--bound-object-uid=stale']);
   expect(stale.stderr).toContain('the UID in the bound object reference (stale) does not match the UID in record');
+});
+
+test('ServiceAccountNodeAudienceRestriction: the node gets tokens for audiences its pods name, others only when granted', async () => {
+  // A pod naming the audience "vault" in a projected source: the agent's request for it is admitted and the token lands.
+  ok('create', '-f', podManifest('vaulted', {
+    containers: [{ name: 'c', image: busybox, command: ['sh', '-c', SLEEPER], volumeMounts: [{ name: 'vault-token', mountPath: '/vault' }] }],
+    volumes: [{ name: 'vault-token', projected: { sources: [{ serviceAccountToken: { path: 'token', audience: 'vault', expirationSeconds: 3600 } }] } }],
+  }));
+  const vaulted = await waitFor('vaulted to run', () => {
+    const p = maybe('get', 'pod', 'vaulted');
+    return p?.status?.phase === 'Running' ? p : undefined;
+  });
+  const token = fs.readFileSync(path.join(volumeDir(vaulted, 'kubernetes.io~projected', 'vault-token'), 'token'), 'utf8');
+  expect(JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).aud).toEqual(['vault']);
+
+  // The node's own credentials, for the reader pod, which names no audience but the API server's.
+  const asNode = (...audiences: string[]) => kubectl(nodeConfig, ['create', 'token', 'default', ...audiences.map((a) => `--audience=${a}`),
+    '--bound-object-kind=Pod', `--bound-object-name=${reader.metadata.name}`, `--bound-object-uid=${reader.metadata.uid}`]);
+  expect(asNode('vault').stderr).toContain(`serviceaccounts "default" is forbidden: audience "vault" not found in pod spec volume, system:node:${NODE} is not authorized to request tokens for this audience`);
+  expect(asNode('vault', 'reports').stderr).toContain('node may only request 0 or 1 audiences');
+  // An administrator grants the nodes the audience "reports" for the default service account (upstream's RBAC form:
+  // the audience is the resource, the service account the resource name).
+  ok('apply', '-f', file('audience-grant.yaml', [
+    'apiVersion: rbac.authorization.k8s.io/v1', 'kind: ClusterRole', 'metadata: {name: node-reports-audience}',
+    'rules: [{apiGroups: [""], resources: ["reports"], resourceNames: ["default"], verbs: ["request-serviceaccounts-token-audience"]}]', '---',
+    'apiVersion: rbac.authorization.k8s.io/v1', 'kind: ClusterRoleBinding', 'metadata: {name: node-reports-audience}',
+    'roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: node-reports-audience}', 'subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: "system:nodes"}]', '',
+  ].join('\n')));
+  const granted = await waitFor('the grant to take effect', () => {
+    const r = asNode('reports');
+    return r.status === 0 ? r.stdout.trim() : undefined;
+  });
+  expect(JSON.parse(Buffer.from(granted.split('.')[1], 'base64url').toString()).aud).toEqual(['reports']);
+  // Still refused for an audience nobody granted.
+  expect(asNode('vault').status).not.toBe(0);
+  ok('delete', 'pod', 'vaulted', '--wait=false');
 });
 
 test('once its pod is deleted, the pod-bound token is rejected', async () => {

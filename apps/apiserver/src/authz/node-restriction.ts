@@ -1,8 +1,9 @@
 // The NodeRestriction admission plugin (upstream plugin/pkg/admission/noderestriction), for the writes a node
 // (`system:node:<name>` in `system:nodes`) may make at all: its own Node object only, without changing its taints
 // or `node-restriction.kubernetes.io/` labels; mirror pods bound to itself only, and the status and deletion of pods
-// bound to itself; its own lease in kube-node-lease; service account tokens bound to pods scheduled on itself
-// (admitNodeTokenRequest, applied by the TokenRequest route). Other users are not restricted. Texts as upstream's.
+// bound to itself; its own lease in kube-node-lease; service account tokens bound to pods scheduled on itself, for
+// audiences those pods name or it was granted (admitNodeTokenRequest, applied by the TokenRequest route). Other users
+// are not restricted. Texts as upstream's.
 import { apiErrors, type KubeObject } from '@cl/apimachinery';
 import type { UserInfo } from '@cl/auth';
 import type { AdmissionAttributes, AdmissionPlugin } from '@cl/registry';
@@ -65,23 +66,59 @@ export interface BoundObjectReference {
   uid?: string;
 }
 
+/** Asks the authorizer chain (RBAC, webhooks) about a node's request; true when it is allowed. */
+export type NodeRequestAuthorizer = (attrs: { user: UserInfo; verb: string; namespace: string; apiGroup: string; resource: string; name: string }) => Promise<boolean>;
+
+export interface NodeTokenRequest {
+  namespace: string;
+  serviceAccount: string;
+  boundObjectRef?: BoundObjectReference;
+  /** As the request named them (none: the API server's own audiences). */
+  audiences?: string[];
+}
+
+interface ProjectedSource { serviceAccountToken?: { audience?: string } }
+interface PodVolume { projected?: { sources?: ProjectedSource[] } }
+
+/**
+ * Whether the pod's spec already names the audience: a projected service account token source asking for it
+ * (no audience there and none requested both mean the API server's). Upstream also looks through CSI drivers'
+ * token requests (inline, ephemeral and PVC-backed volumes); this API server serves no CSIDriver, PV or PVC
+ * objects and the node agent mounts none of those volumes, so a projected source is the only reference there is.
+ */
+function podReferencesAudience(pod: KubeObject, audience: string): boolean {
+  const volumes = ((pod.spec ?? {}) as { volumes?: PodVolume[] }).volumes ?? [];
+  return volumes.some((v) => (v.projected?.sources ?? []).some((s) => s.serviceAccountToken !== undefined && (s.serviceAccountToken.audience ?? '') === audience));
+}
+
 /**
  * upstream's admitServiceAccount: a node's TokenRequest must be bound to a pod (with its uid) that is scheduled on
- * that node, so a node's credentials cannot mint tokens for pods elsewhere. Throws the refusal; other users pass.
+ * that node, so a node's credentials cannot mint tokens for pods elsewhere; and (ServiceAccountNodeAudienceRestriction,
+ * beta and on in 1.33) for at most one audience, one the pod's spec names or one an administrator granted the node
+ * with the `request-serviceaccounts-token-audience` verb on the audience as resource (RBAC `resources: [<audience>]`,
+ * `resourceNames` the service account). Throws the refusal; other users pass.
  */
-export async function admitNodeTokenRequest(user: UserInfo, namespace: string, serviceAccount: string, ref: BoundObjectReference | undefined,
-  getPod: (namespace: string, name: string) => Promise<KubeObject | undefined>): Promise<void> {
+export async function admitNodeTokenRequest(user: UserInfo, tr: NodeTokenRequest, getPod: (namespace: string, name: string) => Promise<KubeObject | undefined>,
+  authorize: NodeRequestAuthorizer): Promise<void> {
   const node = nodeOf(user);
   if (!node) return;
-  const forbid = (why: string) => apiErrors.forbidden({ group: '', resource: 'serviceaccounts' }, serviceAccount, why);
+  const forbid = (why: string) => apiErrors.forbidden({ group: '', resource: 'serviceaccounts' }, tr.serviceAccount, why);
+  const ref = tr.boundObjectRef;
   if (!ref || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || !ref.name) throw forbid('node requested token not bound to a pod');
   if (!ref.uid) throw forbid('node requested token with a pod binding without a uid');
-  const pod = await getPod(namespace, ref.name);
+  const pod = await getPod(tr.namespace, ref.name);
   if (!pod) throw apiErrors.notFound({ group: '', resource: 'pods' }, ref.name);
   if (pod.metadata?.uid !== ref.uid) {
     throw forbid(`the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
   }
   if (specOf(pod).nodeName !== node) throw forbid('node requested token bound to a pod scheduled on a different node');
+
+  const audiences = tr.audiences ?? [];
+  if (audiences.length > 1) throw forbid('node may only request 0 or 1 audiences');
+  const audience = audiences[0] ?? '';
+  if (podReferencesAudience(pod, audience)) return;
+  const granted = await authorize({ user, verb: 'request-serviceaccounts-token-audience', namespace: tr.namespace, apiGroup: '', resource: audience, name: tr.serviceAccount });
+  if (!granted) throw forbid(`audience "${audience}" not found in pod spec volume, system:node:${node} is not authorized to request tokens for this audience`);
 }
 
 export function nodeRestriction(): AdmissionPlugin {

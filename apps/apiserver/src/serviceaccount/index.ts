@@ -2,6 +2,7 @@
 // issuer discovery.
 import { cachedTokenAuthenticator, type TokenAuthenticator } from '@cl/auth';
 import type { ResourceStore } from '@cl/registry';
+import type { NodeRequestAuthorizer } from '../authz/node-restriction';
 import type { Route } from '../routes';
 import { serviceAccountTokenAuthenticator } from './authenticator';
 import type { ServiceAccountOptions } from './flags';
@@ -17,7 +18,8 @@ export { TokenIssuer } from './issuer';
 export interface ServiceAccounts {
   issuer: TokenIssuer;
   authenticator: TokenAuthenticator;
-  routes(): Promise<Route[]>;
+  /** `authorize` answers NodeRestriction's question about audiences granted to nodes. */
+  routes(authorize: NodeRequestAuthorizer): Promise<Route[]>;
 }
 
 /** Loads the keys (errors collected into `errors`); null when they could not be loaded. */
@@ -31,6 +33,6 @@ export function buildServiceAccounts(opts: ServiceAccountOptions, certDir: strin
     issuer,
     // Behind upstream's 10 s success cache, as the other token authenticators.
     authenticator: cachedTokenAuthenticator(serviceAccountTokenAuthenticator(issuer, lookup), { successTtlMs: 10_000, failureTtlMs: 0 }),
-    routes: async () => [tokenRequestRoute(issuer, lookup, admission), ...(await openIdRoutes(issuer))],
+    routes: async (authorize) => [tokenRequestRoute(issuer, lookup, { ...admission, authorize }), ...(await openIdRoutes(issuer))],
   };
 }

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, apiErrors, fieldErrors, FieldPath, type KubeObject } from '@cl/apimachinery';
 import { decodeEnvelope, PROTOBUF_CONTENT_TYPE } from '../authn/protobuf';
-import { admitNodeTokenRequest, type BoundObjectReference } from '../authz/node-restriction';
+import { admitNodeTokenRequest, type BoundObjectReference, type NodeRequestAuthorizer } from '../authz/node-restriction';
 import { readBody, type RequestContext, type Route } from '../routes';
 import { tokenRequestSpecFromProtobuf } from './token-request-protobuf';
 import { statuses, writeJson, writeStatus } from '../status';
@@ -32,6 +32,8 @@ const refOf = (o: KubeObject): ObjectRef => ({ name: o.metadata?.name ?? '', uid
 export interface TokenRequestOptions {
   /** The NodeRestriction admission plugin is on: a node's requests must be bound to its own pods. */
   nodeRestriction: boolean;
+  /** Asks the authorizer chain whether a node was granted an audience its pod does not name. */
+  authorize: NodeRequestAuthorizer;
 }
 
 export function tokenRequestRoute(issuer: TokenIssuer, lookup: ObjectLookup, opts: TokenRequestOptions): Route {
@@ -93,7 +95,10 @@ async function handle(ctx: RequestContext, issuer: TokenIssuer, lookup: ObjectLo
   const name = decodeURIComponent(m[2]);
   const { spec } = await readTokenRequest(ctx);
   // Admission runs before the request is validated, as upstream's create handler does.
-  if (opts.nodeRestriction) await admitNodeTokenRequest(ctx.user, namespace, name, spec.boundObjectRef, (ns, pod) => lookup.get('pods', ns, pod));
+  if (opts.nodeRestriction) {
+    const audiences = Array.isArray(spec.audiences) ? spec.audiences.map(String) : [];
+    await admitNodeTokenRequest(ctx.user, { namespace, serviceAccount: name, boundObjectRef: spec.boundObjectRef, audiences }, (ns, pod) => lookup.get('pods', ns, pod), opts.authorize);
+  }
   const sa = await lookup.get('serviceaccounts', namespace, name);
   if (!sa) throw apiErrors.notFound({ group: '', resource: 'serviceaccounts' }, name);
 
