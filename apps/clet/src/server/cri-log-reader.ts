@@ -87,8 +87,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function readCriLog(path: string, opts: LogReadOptions, sink: LogSink, stillRunning: () => Promise<boolean>, signal: AbortSignal): Promise<void> {
   let fh = await open(path, 'r');
   try {
-    let ino = (await fh.stat()).ino;
-    let pos = opts.tailLines !== undefined ? await tailStart(fh, (await fh.stat()).size, opts.tailLines) : 0;
+    const first = await fh.stat();
+    let ino = first.ino;
+    let pos = opts.tailLines !== undefined ? await tailStart(fh, first.size, opts.tailLines) : 0;
+    // Without follow the log is read as it was when the request came: lines the container writes while a slow
+    // client takes the answer are not added (`--tail=1` is one line).
+    const end = opts.follow ? Infinity : first.size;
     let pending = Buffer.alloc(0);
     let left = opts.limitBytes ?? Infinity;
     let lastRunningCheck = 0;
@@ -107,7 +111,7 @@ export async function readCriLog(path: string, opts: LogReadOptions, sink: LogSi
 
     for (;;) {
       if (signal.aborted || sink.closed) return;
-      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      const { bytesRead } = pos < end ? await fh.read(buf, 0, Math.min(buf.length, end - pos), pos) : { bytesRead: 0 };
       if (bytesRead > 0) {
         pos += bytesRead;
         pending = Buffer.concat([pending, buf.subarray(0, bytesRead)]);

@@ -148,4 +148,22 @@ describe('readCriLog follow', () => {
     await done;
     expect(out).toBe('one\ntwo\npartial\nthree\n');
   });
+  test('without follow, the log as it was when the read began: lines written while the client reads are not added', async () => {
+    const file = join(dir, 'still.log');
+    const entry = (s: string) => `2026-01-02T03:04:05.000000001Z stdout F ${s}\n`;
+    writeFileSync(file, entry('one') + entry('two'));
+    let out = '';
+    // A slow client: the container writes another line while the first one is on its way.
+    const write = async (b: Buffer) => {
+      out += b.toString();
+      appendFileSync(file, entry('later'));
+    };
+    const read = (tailLines?: number) =>
+      readCriLog(file, { follow: false, timestamps: false, tailLines }, { closed: false, write }, async () => true, new AbortController().signal);
+    await read(1);
+    expect(out).toBe('two\n');
+    out = '';
+    await read();
+    expect(out).toBe('one\ntwo\nlater\n');
+  });
 });
