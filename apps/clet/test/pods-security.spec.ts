@@ -39,6 +39,9 @@ const inside: Array<[string, string, object, object, RegExp]> = [
   ['pod-level ids', 'id -u; id -g', {}, { securityContext: { runAsUser: 1111, runAsGroup: 2222 } }, /^1111\n2222\n?$/],
   ['fsGroup owns emptyDir volumes', 'touch /data/f; stat -c "%g %A" /data /data/f', { volumeMounts: [{ name: 'data', mountPath: '/data' }], securityContext: { runAsUser: 1000 } },
     { securityContext: { fsGroup: 3456 }, volumes: [{ name: 'data', emptyDir: {} }] }, /^3456 drwxrwsrwx\n3456 /],
+  // The agent syncs the pod when the container starts (and at every status change): the emptyDir is set up once.
+  ['a container\'s own chmod of its emptyDir stays', 'chmod 700 /data; sleep 3; stat -c "%a" /data', { volumeMounts: [{ name: 'data', mountPath: '/data' }] },
+    { volumes: [{ name: 'data', emptyDir: {} }] }, /^700\n/],
   ['the downward API\'s host and pod addresses', 'echo "$H $HS $P $PS"', { env: [
     { name: 'H', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } }, { name: 'HS', valueFrom: { fieldRef: { fieldPath: 'status.hostIPs' } } },
     { name: 'P', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }, { name: 'PS', valueFrom: { fieldRef: { fieldPath: 'status.podIPs' } } }] }, {},

@@ -216,11 +216,14 @@ export async function prepareVolumes(ctx: RuntimeSpecContext, pod: Pod): Promise
       out.set(v.name, v.hostPath.path);
     } else if (v.emptyDir) {
       const dir = path.join(podDir(ctx, pod.metadata.uid!), 'volumes', 'kubernetes.io~empty-dir', v.name);
-      await fsp.mkdir(dir, { recursive: true });
-      // SetVolumeOwnership: with an fsGroup the volume belongs to that group and new files inherit it (setgid).
-      const fsGroup = (pod.spec.securityContext as { fsGroup?: number } | undefined)?.fsGroup;
-      if (fsGroup !== undefined) await fsp.chown(dir, -1, fsGroup);
-      await fsp.chmod(dir, fsGroup !== undefined ? 0o2777 : 0o777);
+      // Set up once, when made, as upstream's emptyDir (its ready file): later syncs leave the directory as the
+      // pod's containers made it (a container's own chmod of the root stays).
+      if ((await fsp.mkdir(dir, { recursive: true })) !== undefined) {
+        // SetVolumeOwnership: with an fsGroup the volume belongs to that group and new files inherit it (setgid).
+        const fsGroup = (pod.spec.securityContext as { fsGroup?: number } | undefined)?.fsGroup;
+        if (fsGroup !== undefined) await fsp.chown(dir, -1, fsGroup);
+        await fsp.chmod(dir, fsGroup !== undefined ? 0o2777 : 0o777);
+      }
       out.set(v.name, dir);
     }
   }

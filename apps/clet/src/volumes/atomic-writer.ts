@@ -102,7 +102,7 @@ export async function writeAtomically(dir: string, payload: Payload, owner: Pick
     if (f.fsUser !== undefined) await fsp.chown(file, f.fsUser, -1);
   }
   // The whole volume, not only the new version: on the first write the root directory is new too.
-  setVolumeOwnership(dir, owner.fsGroup);
+  await setVolumeOwnership(dir, owner.fsGroup);
   // The switch: a new link under a temporary name renamed over the old one.
   const tmpLink = path.join(dir, DATA_DIR_TMP);
   await fsp.rm(tmpLink, { force: true });

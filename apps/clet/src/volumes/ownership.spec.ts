@@ -138,27 +138,27 @@ describe('setVolumeOwnership (upstream SetVolumeOwnership)', () => {
     ['OnRootMismatch walks when the root\'s group differs', 2000, 'OnRootMismatch', true, 0o2755, 3000, '2755 2000, 640 2000, 2750 2000, 440 2000'],
     ['OnRootMismatch walks when the root lacks setgid', 2000, 'OnRootMismatch', true, 0o755, 2000, '2755 2000, 640 2000, 2750 2000, 440 2000'],
     ['OnRootMismatch walks when the root lacks group read', 2000, 'OnRootMismatch', true, 0o2711, 2000, '2751 2000, 640 2000, 2750 2000, 440 2000'],
-  ] as Array<[string, number | undefined, FsGroupChangePolicy | undefined, boolean, number, number, string]>)('%s', (_, fsGroup, changePolicy, readOnly, rootMode, rootGid, want) => {
+  ] as Array<[string, number | undefined, FsGroupChangePolicy | undefined, boolean, number, number, string]>)('%s', async (_, fsGroup, changePolicy, readOnly, rootMode, rootGid, want) => {
     const root = volume(rootMode, rootGid);
-    setVolumeOwnership(root, fsGroup, { readOnly, changePolicy });
+    await setVolumeOwnership(root, fsGroup, { readOnly, changePolicy });
     expect(summary(root)).toBe(want);
   });
 
-  test('a link gets the group itself; what it points to is not changed through it', () => {
+  test('a link gets the group itself; what it points to is not changed through it', async () => {
     const root = volume(0o755, 0);
     const outside = path.join(dir, 'outside');
     fs.writeFileSync(outside, 'z');
     fs.chmodSync(outside, 0o400);
     fs.symlinkSync(outside, path.join(root, 'out'));
-    setVolumeOwnership(root, 2000);
+    await setVolumeOwnership(root, 2000);
     expect([fs.lstatSync(path.join(root, 'link')).gid, fs.lstatSync(path.join(root, 'out')).gid]).toEqual([2000, 2000]);
     expect(stat(outside)).toBe('400 0');
   });
 
-  test('requiresPermissionChange on a missing root or a file root', () => {
-    expect(requiresPermissionChange(path.join(dir, 'nope'), 2000, true)).toBe(true);
+  test('requiresPermissionChange on a missing root or a file root', async () => {
+    expect(await requiresPermissionChange(path.join(dir, 'nope'), 2000, true)).toBe(true);
     fs.writeFileSync(path.join(dir, 'file'), '');
     fs.chownSync(path.join(dir, 'file'), 0, 2000);
-    expect(requiresPermissionChange(path.join(dir, 'file'), 2000, true)).toBe(true);
+    expect(await requiresPermissionChange(path.join(dir, 'file'), 2000, true)).toBe(true);
   });
 });

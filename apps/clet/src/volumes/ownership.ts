@@ -3,8 +3,10 @@
 // group; files and directories gain group (and owner) read (rw for writable volumes), directories also search and the
 // setgid bit, so what is created in them later keeps the group. Links keep their mode (a chmod would reach the file
 // they point to and undo the volume's defaultMode). The walk is children first, the root last, as upstream's
-// walkDeep, so a root that already matches means a finished walk.
-import * as fs from 'node:fs';
+// walkDeep, so a root that already matches means a finished walk. Asynchronous: a pod with an fsGroup and a large
+// volume must not hold the agent's event loop (its other pods, probes, status) while the walk runs.
+import type { Stats } from 'node:fs';
+import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Pod } from '../pods/api-types';
 
@@ -30,10 +32,10 @@ export function ownedFileMode(mode: number, fsGroup: number | undefined, readOnl
  * OnRootMismatch's test (upstream's requiresPermissionChange): the walk is needed unless the root is a directory of
  * the group whose mode holds the wanted bits and setgid.
  */
-export function requiresPermissionChange(root: string, fsGroup: number, readOnly: boolean): boolean {
-  let st: fs.Stats;
+export async function requiresPermissionChange(root: string, fsGroup: number, readOnly: boolean): Promise<boolean> {
+  let st: Stats;
   try {
-    st = fs.statSync(root);
+    st = await fsp.stat(root);
   } catch {
     return true;
   }
@@ -42,18 +44,18 @@ export function requiresPermissionChange(root: string, fsGroup: number, readOnly
   return (st.mode & wanted) !== wanted || (st.mode & SETGID) === 0;
 }
 
-function changeFilePermission(p: string, st: fs.Stats, fsGroup: number, readOnly: boolean): void {
-  fs.lchownSync(p, -1, fsGroup);
+async function changeFilePermission(p: string, st: Stats, fsGroup: number, readOnly: boolean): Promise<void> {
+  await fsp.lchown(p, -1, fsGroup);
   if (st.isSymbolicLink()) return;
   let mask = readOnly ? RO_MASK : RW_MASK;
   if (st.isDirectory()) mask |= SETGID | EXEC_MASK;
-  fs.chmodSync(p, (st.mode & 0o7777) | mask);
+  await fsp.chmod(p, (st.mode & 0o7777) | mask);
 }
 
-function walkDeep(p: string, visit: (p: string, st: fs.Stats) => void): void {
-  const st = fs.lstatSync(p);
-  if (st.isDirectory()) for (const name of fs.readdirSync(p)) walkDeep(path.join(p, name), visit);
-  visit(p, st);
+async function walkDeep(p: string, visit: (p: string, st: Stats) => Promise<void>): Promise<void> {
+  const st = await fsp.lstat(p);
+  if (st.isDirectory()) for (const name of await fsp.readdir(p)) await walkDeep(path.join(p, name), visit);
+  await visit(p, st);
 }
 
 /**
@@ -61,11 +63,11 @@ function walkDeep(p: string, visit: (p: string, st: fs.Stats) => void): void {
  * walk when the root already matches; the API-object volumes pass none, as upstream, since their new version
  * directories must be walked while the root matches from the first write on.
  */
-export function setVolumeOwnership(dir: string, fsGroup: number | undefined, opts: { readOnly?: boolean; changePolicy?: FsGroupChangePolicy } = {}): void {
+export async function setVolumeOwnership(dir: string, fsGroup: number | undefined, opts: { readOnly?: boolean; changePolicy?: FsGroupChangePolicy } = {}): Promise<void> {
   if (fsGroup === undefined) return;
   const readOnly = opts.readOnly ?? true;
-  if (opts.changePolicy === 'OnRootMismatch' && !requiresPermissionChange(dir, fsGroup, readOnly)) return;
-  walkDeep(dir, (p, st) => changeFilePermission(p, st, fsGroup, readOnly));
+  if (opts.changePolicy === 'OnRootMismatch' && !(await requiresPermissionChange(dir, fsGroup, readOnly))) return;
+  await walkDeep(dir, (p, st) => changeFilePermission(p, st, fsGroup, readOnly));
 }
 
 type SecurityContext = { runAsUser?: number; fsGroup?: number } | undefined;
