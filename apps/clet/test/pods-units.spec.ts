@@ -6,7 +6,7 @@ import type { CriClient, PodSandboxConfig } from '@cl/cri';
 import type { Pod } from '../src/pods/api-types';
 import { applyDefaultImageTag, ImagePuller } from '../src/pods/image-puller';
 import { linuxResources, parseQuantity } from '../src/pods/quantity';
-import { expandVars } from '../src/pods/runtime-spec';
+import { containerConfig, expandVars, type RuntimeSpecContext } from '../src/pods/runtime-spec';
 import { logTail } from '../src/pods/termination-message';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -63,6 +63,8 @@ describe('static pod decoding', () => {
       /^invalid pod: \[spec\.containers\[0\]\.restartPolicy: Forbidden: may not be set for non-init containers\]$/],
     ['kind: Pod\nmetadata: {name: x}\nspec: {initContainers: [{name: i, image: i, restartPolicy: Never}], containers: [{name: c, image: i}]}\n',
       /^invalid pod: \[spec\.initContainers\[0\]\.restartPolicy: Unsupported value: "Never": supported values: "Always"\]$/],
+    ['kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i}], ephemeralContainers: [{name: dbg, image: i}]}\n',
+      /^invalid pod: \[spec\.ephemeralContainers: Forbidden: cannot be set on create\]$/],
   ])('%j is refused', (text, message) => {
     expect(() => decodeFilePod(text, '/f', 'n')).toThrow(message);
   });
@@ -227,5 +229,23 @@ describe('log tail for FallbackToLogsOnError, across rotation', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the process namespace of an ephemeral container with a target (upstream namespacesForPod)', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'clet-ns-'));
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const ctx = { podLogsDir: path.join(tmp, 'logs'), containerLogsDir: path.join(tmp, 'containers'), rootDir: path.join(tmp, 'root'), resolvConf: '', clusterDNS: [],
+    clusterDomain: '', nodeIP: '127.0.0.1', security: { seccompDefault: false, seccompProfileRoot: '' } } as RuntimeSpecContext;
+
+  test.each<[string, Partial<Pod['spec']>, string | undefined, object]>([
+    ['no target: its own', {}, undefined, { pid: 'CONTAINER' }],
+    ['a target: the target\'s', {}, 'c0ffee', { pid: 'TARGET', targetId: 'c0ffee' }],
+    ['a pod sharing one process namespace keeps it', { shareProcessNamespace: true }, 'c0ffee', { pid: 'POD' }],
+    ['a host-PID pod keeps the host\'s', { hostPID: true }, 'c0ffee', { pid: 'NODE' }],
+  ])('%s', async (_what, spec, target, want) => {
+    const pod = { metadata: { name: 'p', namespace: 'ns', uid: 'u1' }, spec: { hostNetwork: true, containers: [{ name: 'c', image: 'i' }], ...spec } } as Pod;
+    const ns = (await containerConfig(ctx, pod, { name: 'dbg', image: 'i' }, 'i', 0, '', new Map(), undefined, target)).linux?.securityContext?.namespaceOptions;
+    expect(ns).toEqual({ network: 'NODE', ipc: 'POD', ...want });
   });
 });

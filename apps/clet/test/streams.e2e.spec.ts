@@ -20,7 +20,7 @@ import { wsRequest, type WsResult } from './debug-ws';
 jest.setTimeout(300_000);
 
 const NODE = 'streams-node';
-const PODS = ['ticker', 'crasher', 'pair', 'reader', 'web', 'nowhere'];
+const PODS = ['ticker', 'crasher', 'pair', 'reader', 'web', 'nowhere', 'debugged'];
 let api: ApiserverProcess;
 let ctd: PrivateContainerd;
 let images: { busybox: string };
@@ -313,6 +313,36 @@ describe.each(SETUPS)('%s', (_setup, { viaSquid, x509, viaKonnectivity = false }
     });
     attach.child.kill();
     expect(logged('Translating pods/attach default/reader: WebSocket v5.channel.k8s.io to SPDY/3.1 v4.channel.k8s.io')).toBeGreaterThan(0);
+  });
+
+  test('kubectl debug: the agent runs an ephemeral container once; --target shares the target\'s processes; -i attaches', async () => {
+    // A pod of its own: ephemeral containers change what kubectl says about the pod's containers elsewhere.
+    ok('create', '-f', podFile('debugged', [{ name: 'app', command: ['sh', '-c', 'trap "exit 0" TERM; echo target-marker >/dev/null; while true; do sleep 1; done'] }]));
+    await waitFor('debugged to run', () => maybe('get', 'pod', 'debugged')?.status?.phase === 'Running');
+    const image = [`--image=${images.busybox}`, '--image-pull-policy=IfNotPresent'];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- kubectl's JSON
+    const status = (name: string): any => maybe('get', 'pod', 'debugged')?.status?.ephemeralContainerStatuses?.find((s: { name: string }) => s.name === name);
+    // Without -i kubectl adds the container and returns; what it printed is read back with kubectl logs -c.
+    ok('debug', 'debugged', ...image, '-c', 'peek', '--target=app', '--', 'ps');
+    await waitFor('peek to finish', () => status('peek')?.state?.terminated);
+    expect(ok('logs', 'debugged', '-c', 'peek')).toContain('echo target-marker');
+    ok('debug', 'debugged', ...image, '-c', 'alone', '--', 'ps');
+    await waitFor('alone to finish', () => status('alone')?.state?.terminated);
+    expect(ok('logs', 'debugged', '-c', 'alone')).not.toContain('target-marker');
+    // -i: kubectl waits for the container to run and attaches to its stdin and stdout. Its stdin stays open until the
+    // answer is back: containerd detaches an attach's output when the attach's stdin ends (unless the container is
+    // stdinOnce), so an input that ended at once could lose the answer to a race.
+    const talk = background('debug', 'debugged', '-i', ...image, '-c', 'talk', '--', 'sh', '-c', 'read l; echo "got $l"');
+    const exited = new Promise<number | null>((r) => talk.child.once('close', r));
+    talk.child.stdin!.write('hello\n');
+    await waitFor('the answer on the attached stdout', () => talk.out().includes('got hello\n'));
+    talk.child.stdin!.end();
+    expect(await exited).toBe(0);
+    // Finished ephemeral containers are never started again, and the pod runs on.
+    const pod = maybe('get', 'pod', 'debugged');
+    expect(pod.status.ephemeralContainerStatuses.find((s: { name: string }) => s.name === 'peek')).toMatchObject({ ready: false, restartCount: 0, state: { terminated: { exitCode: 0 } } });
+    expect(pod.status.phase).toBe('Running');
+    ok('delete', 'pod', 'debugged', '--wait=false');
   });
 
   test('kubectl port-forward carries a connection to a host-network pod\'s port both ways', async () => {

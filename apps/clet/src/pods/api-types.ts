@@ -44,6 +44,12 @@ export interface Container {
   [key: string]: unknown;
 }
 
+/** A container added to a running pod (`kubectl debug`): started once, never restarted. */
+export interface EphemeralContainer extends Container {
+  /** Shares that container's process namespace (when the pod shares none). */
+  targetContainerName?: string;
+}
+
 export interface Volume {
   name: string;
   hostPath?: { path: string; type?: string };
@@ -54,6 +60,7 @@ export interface Volume {
 export interface PodSpec {
   containers: Container[];
   initContainers?: Container[];
+  ephemeralContainers?: EphemeralContainer[];
   volumes?: Volume[];
   restartPolicy?: 'Always' | 'OnFailure' | 'Never';
   terminationGracePeriodSeconds?: number;
@@ -105,6 +112,7 @@ export interface PodStatus {
   startTime?: string;
   initContainerStatuses?: ContainerStatus[];
   containerStatuses?: ContainerStatus[];
+  ephemeralContainerStatuses?: ContainerStatus[];
   qosClass?: string;
 }
 

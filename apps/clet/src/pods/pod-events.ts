@@ -10,6 +10,6 @@ export const noPodEvents: PodEventFn = () => undefined;
 export function containerFieldPath(pod: Pod, c: Container | string): string {
   const name = typeof c === 'string' ? c : c.name;
   if (pod.spec.initContainers?.some((i) => i.name === name)) return `spec.initContainers{${name}}`;
-  if ((pod.spec.ephemeralContainers as Container[] | undefined)?.some((e) => e.name === name)) return `spec.ephemeralContainers{${name}}`;
+  if (pod.spec.ephemeralContainers?.some((e) => e.name === name)) return `spec.ephemeralContainers{${name}}`;
   return `spec.containers{${name}}`;
 }

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { CriError, nanosToDate } from '@cl/cri';
 import type { ContainerStatus as CriContainerStatus, CriClient, PodSandbox, PodSandboxConfig } from '@cl/cri';
 import { formatDuration } from '@cl/flags';
-import type { Container, Pod } from './api-types';
+import type { Container, EphemeralContainer, Pod } from './api-types';
 import { Backoff } from './backoff';
 import { ImageError, ImagePuller } from './image-puller';
 import { logLine, type LogFn } from './log';
@@ -209,6 +209,7 @@ export class PodRuntime {
     }
 
     const run: RunContext = { pod, ss, sandboxId, sbConfig, podIP, volumes, freshSandbox };
+    await this.syncEphemeralContainers(run, st);
     if (!(await this.syncInitContainers(run, st))) {
       for (const c of pod.spec.containers) ss.waiting.set(c.name, { reason: 'PodInitializing', message: '' });
       return this.state(uid, wantIP);
@@ -250,6 +251,33 @@ export class PodRuntime {
       await this.stopReadySandboxes(await this.state(uid, false));
     }
     return this.state(uid, wantIP);
+  }
+
+  /**
+   * Upstream's ephemeral container step (before the init containers, so that a debugger can be added to a pod whose
+   * init containers fail): each one the runtime has never seen is started once, and never again, whatever its exit.
+   * One with a target joins the target's process namespace and waits (CreateContainerConfigError) until the target
+   * runs in this sandbox.
+   */
+  private async syncEphemeralContainers(run: RunContext, st: PodRuntimeState): Promise<void> {
+    const { pod, ss } = run;
+    const starts: Promise<void>[] = [];
+    for (const ec of pod.spec.ephemeralContainers ?? []) {
+      if (st.containers.some((x) => x.labels[LABEL_CONTAINER_NAME] === ec.name)) continue;
+      let target: string | undefined;
+      if (ec.targetContainerName) {
+        target = st.containers.find((x) => x.labels[LABEL_CONTAINER_NAME] === ec.targetContainerName && x.state === 'CONTAINER_RUNNING' && x.podSandboxId === run.sandboxId)?.id;
+        if (!target) {
+          const message = `unable to find target container ${ec.targetContainerName}`;
+          ss.waiting.set(ec.name, { reason: 'CreateContainerConfigError', message });
+          this.events(pod, 'Warning', 'Failed', `Error: ${message}`, containerFieldPath(pod, ec));
+          ss.retryAt = ss.retryAt ? Math.min(ss.retryAt, Date.now() + API_OBJECT_RETRY_MS) : Date.now() + API_OBJECT_RETRY_MS;
+          continue;
+        }
+      }
+      starts.push(this.startContainer(pod, ec, ss, run.sandboxId, run.sbConfig, 0, run.podIP, run.volumes, target));
+    }
+    await Promise.all(starts);
   }
 
   /**
@@ -323,8 +351,8 @@ export class PodRuntime {
     return this.startContainer(pod, c, ss, run.sandboxId, run.sbConfig, restartCount, run.podIP, run.volumes);
   }
 
-  private async startContainer(pod: Pod, c: Container, ss: PodSyncState, sandboxId: string, sb: PodSandboxConfig,
-    restartCount: number, podIP: string, volumes: Map<string, string>): Promise<void> {
+  private async startContainer(pod: Pod, c: Container | EphemeralContainer, ss: PodSyncState, sandboxId: string, sb: PodSandboxConfig,
+    restartCount: number, podIP: string, volumes: Map<string, string>, pidTarget?: string): Promise<void> {
     let imageRef: string;
     try {
       imageRef = await this.images.ensureImage(pod, c, sb);
@@ -358,7 +386,7 @@ export class PodRuntime {
     for (const w of apiEnv.warnings) this.events(pod, 'Warning', w.reason, w.message, containerFieldPath(pod, c));
     let id: string;
     try {
-      const cfg = await containerConfig(this.ctx, pod, c, imageRef, restartCount, podIP, volumes, apiEnv);
+      const cfg = await containerConfig(this.ctx, pod, c, imageRef, restartCount, podIP, volumes, apiEnv, pidTarget);
       id = await this.cri.createContainer(sandboxId, cfg, sb);
     } catch (e) {
       ss.waiting.set(c.name, { reason: 'CreateContainerError', message: (e as Error).message });

@@ -108,6 +108,13 @@ export function podStatus(pod: Pod, st: PodRuntimeState, ss: PodSyncState, ctx: 
     return s;
   });
 
+  // Ephemeral containers count for nothing (phase, readiness); they are never ready, as upstream reports them.
+  const ephemeralStatuses = (pod.spec.ephemeralContainers ?? []).map((c) => {
+    const s = statusOf(c, st, ss, rn, 'ContainerCreating');
+    s.ready = false;
+    return s;
+  });
+
   const phase = getPhase(pod, counts);
   const now = ctx.now?.() ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const cond = (type: string, ok: boolean, reason?: string, message?: string): PodCondition => ({
@@ -149,6 +156,7 @@ export function podStatus(pod: Pod, st: PodRuntimeState, ss: PodSyncState, ctx: 
     startTime: ss.startTime.replace(/\.\d{3}Z$/, 'Z'),
     ...(inits.length ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
+    ...(ephemeralStatuses.length ? { ephemeralContainerStatuses: ephemeralStatuses } : {}),
     qosClass: qosClass(pod),
   };
 }

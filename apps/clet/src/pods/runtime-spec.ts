@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ContainerConfig, DNSConfig, Mount, PodSandboxConfig, PortMapping } from '@cl/cri';
+import type { ContainerConfig, DNSConfig, Mount, NamespaceOption, PodSandboxConfig, PortMapping } from '@cl/cri';
 import type { Container, Pod } from './api-types';
 import { canonicalJson } from './decode';
 import { linuxResources, parseQuantity } from './quantity';
@@ -245,7 +245,7 @@ export interface ContainerStart { config: ContainerConfig; logPath: string }
 
 /** The CreateContainer config for one start of `c` (restartCount numbers the instance). */
 export async function containerConfig(ctx: RuntimeSpecContext, pod: Pod, c: Container, imageRef: string, restartCount: number,
-  podIP: string, volumes: Map<string, string>, apiEnv: ResolvedEnv = EMPTY_ENV): Promise<ContainerConfig> {
+  podIP: string, volumes: Map<string, string>, apiEnv: ResolvedEnv = EMPTY_ENV, pidTarget?: string): Promise<ContainerConfig> {
   const env = new Map<string, string>();
   // envFrom first, then env entries (which win), as upstream's makeEnvironmentVariables.
   for (const [k, v] of apiEnv.fromSources) env.set(k, v);
@@ -315,15 +315,24 @@ export async function containerConfig(ctx: RuntimeSpecContext, pod: Pod, c: Cont
     linux: {
       resources: { ...res, oomScoreAdj: oomScoreAdj(pod, memReq) },
       securityContext: {
-        namespaceOptions: {
-          network: pod.spec.hostNetwork ? 'NODE' : 'POD',
-          pid: pod.spec.hostPID ? 'NODE' : pod.spec.shareProcessNamespace ? 'POD' : 'CONTAINER',
-          ipc: pod.spec.hostIPC ? 'NODE' : 'POD',
-        },
+        namespaceOptions: containerNamespaces(pod, pidTarget),
         ...containerSecurity(pod, c, ctx.security),
         ...(apparmor ? { apparmor } : {}),
       },
     },
+  };
+}
+
+/**
+ * A container's namespaces (upstream namespacesForPod); an ephemeral container with a target joins the target's
+ * process namespace, unless the pod already shares one (the host's or the pod's), as upstream.
+ */
+function containerNamespaces(pod: Pod, pidTarget: string | undefined): NamespaceOption {
+  const pid = pod.spec.hostPID ? 'NODE' : pod.spec.shareProcessNamespace ? 'POD' : 'CONTAINER';
+  return {
+    network: pod.spec.hostNetwork ? 'NODE' : 'POD',
+    ...(pid === 'CONTAINER' && pidTarget ? { pid: 'TARGET', targetId: pidTarget } : { pid }),
+    ipc: pod.spec.hostIPC ? 'NODE' : 'POD',
   };
 }
 

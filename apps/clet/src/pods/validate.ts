@@ -73,6 +73,8 @@ export function validatePod(pod: Pod): string[] {
   const names = new Set<string>();
   validateContainers(pod, pod.spec.containers, spec.child('containers'), volumeNames, errs, true, names);
   validateContainers(pod, pod.spec.initContainers, spec.child('initContainers'), volumeNames, errs, false, names);
+  // Upstream validates a static pod as a pod created through the API, where ephemeral containers cannot be set.
+  if (pod.spec.ephemeralContainers?.length) errs.push(fieldErrors.forbidden(spec.child('ephemeralContainers'), 'cannot be set on create'));
   validatePodSecurity(pod, spec, errs);
   const rp = pod.spec.restartPolicy;
   if (rp && !['Always', 'OnFailure', 'Never'].includes(rp)) errs.push(fieldErrors.notSupported(spec.child('restartPolicy'), rp, ['Always', 'OnFailure', 'Never']));
