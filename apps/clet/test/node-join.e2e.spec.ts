@@ -22,7 +22,25 @@ let busybox: string;
 let tmp: string;
 let clet: CletProcess | undefined;
 const { k, ok } = kubectlHelpers(() => api);
-const podNames = ['web', 'short', 'sched', `st-${NODE}`];
+test('readiness gates: Ready waits for the gate\'s condition, which another client writes through the status subresource', async () => {
+  const gate = 'example.com/lb';
+  ok('run', 'gated', `--image=${busybox}`, '--image-pull-policy=IfNotPresent',
+    `--overrides=${JSON.stringify({ spec: { nodeName: NODE, terminationGracePeriodSeconds: 1, readinessGates: [{ conditionType: gate }] } })}`, '--command', '--', 'sleep', '3600');
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- kubectl's JSON
+  const condition = (type: string) => getPod('gated')?.status?.conditions?.find((c: any) => c.type === type);
+  await waitFor('gated\'s containers to be ready', () => condition('ContainersReady')?.status === 'True');
+  expect(condition('Ready')).toMatchObject({ status: 'False', reason: 'ReadinessGatesNotReady', message: `corresponding condition of pod readiness gate "${gate}" does not exist.` });
+  // A controller (here kubectl) sets the gate's condition: the agent syncs the pod and Ready follows.
+  ok('patch', 'pod', 'gated', '--subresource=status', '-p', JSON.stringify({ status: { conditions: [{ type: gate, status: 'True' }] } }));
+  await waitFor('Ready to follow the gate', () => condition('Ready')?.status === 'True');
+  ok('patch', 'pod', 'gated', '--subresource=status', '-p', JSON.stringify({ status: { conditions: [{ type: gate, status: 'False' }] } }));
+  await waitFor('Ready to follow the gate back', () => condition('Ready')?.message === `the status of pod readiness gate "${gate}" is not "True", but False`);
+  // The agent's own status writes left the gate's condition as the other client wrote it.
+  expect(condition(gate)).toMatchObject({ status: 'False' });
+  ok('delete', 'pod', 'gated', '--timeout=60s');
+});
+
+const podNames = ['web', 'short', 'sched', 'gated', `st-${NODE}`];
 
 /** Polls until `fn` gives a value; a failure shows the end of the agent's and the API server's logs. */
 function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false): Promise<T> {

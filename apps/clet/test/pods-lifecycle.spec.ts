@@ -459,10 +459,45 @@ test('a log-tail termination message reaches back across a log rotation that hap
   await waitFor('rotmsg gone', () => !podNamed('rotmsg-node1'));
 });
 
+test('activeDeadlineSeconds: a pod active longer is stopped and Failed with DeadlineExceeded, and not restarted', async () => {
+  writeManifest('deadline', { hostNetwork: true, terminationGracePeriodSeconds: 1, activeDeadlineSeconds: 3, containers: [sh('c', sleepForever)] });
+  const running = await waitFor('deadline running', () => podNamed('deadline-node1')?.status?.phase === 'Running' && podNamed('deadline-node1'));
+  const failed = await waitFor('deadline failed', () => podNamed('deadline-node1')?.status?.phase === 'Failed' && podNamed('deadline-node1'));
+  expect(failed.status).toMatchObject({ reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
+  // Stopped at the deadline counted from the pod's start, not before.
+  const finishedAt = Date.parse(failed.status!.containerStatuses![0].state.terminated!.finishedAt!);
+  expect(finishedAt - Date.parse(running.status!.startTime!)).toBeGreaterThanOrEqual(3000);
+  // restartPolicy Always does not bring it back.
+  const uid = failed.metadata.uid!;
+  await new Promise((r) => setTimeout(r, 1500));
+  const containers = await cri.listContainers({ labelSelector: { [UID]: uid } });
+  expect(containers.map((c) => c.state)).toEqual(['CONTAINER_EXITED']);
+  fs.rmSync(path.join(manifests, 'deadline.json'));
+  await waitFor('deadline gone', () => !podNamed('deadline-node1'));
+});
+
+test.each([
+  ['a RuntimeClass (none is served)', { runtimeClassName: 'gvisor' }, 'runtimeclass.node.k8s.io "gvisor" not found'],
+  ['a user namespace of its own', { hostUsers: false }, 'hostUsers: false (a user namespace of its own) is not supported by this node agent (feature gate UserNamespacesSupport is off here)'],
+  ['an FQDN host name longer than the kernel keeps', { hostname: 'h'.repeat(40), subdomain: 's'.repeat(20), setHostnameAsFQDN: true },
+    `failed to construct FQDN from pod hostname and cluster domain, FQDN ${'h'.repeat(40)}.${'s'.repeat(20)}.default.svc.cluster.local is too long (64 characters is the max, 87 characters requested)`],
+])('a pod asking for %s: its sandbox fails with the reason and it waits in ContainerCreating, nothing runs', async (_what, extra, reason) => {
+  const name = `nosb${Object.keys(extra).length}${reason.length}`;
+  writeManifest(name, { terminationGracePeriodSeconds: 1, ...extra, containers: [sh('c', sleepForever)] });
+  await waitFor('the sandbox failure logged', () => logs.some((l) => l.includes('Failed to create pod sandbox') && l.includes(JSON.stringify(reason).slice(1, -1))));
+  const pod = podNamed(`${name}-node1`)!;
+  expect(pod.status?.containerStatuses?.[0].state).toEqual({ waiting: { reason: 'ContainerCreating' } });
+  expect(await cri.listPodSandbox({ labelSelector: { [UID]: pod.metadata.uid! } })).toEqual([]);
+  fs.rmSync(path.join(manifests, `${name}.json`));
+  await waitFor(`${name} gone`, () => !podNamed(`${name}-node1`));
+});
+
 test('DNS, /etc/hosts and hostname: ClusterFirst uses --cluster-dns; host-network pods fall back to --resolv-conf', async () => {
   const script = 'cat /etc/resolv.conf; echo ---; cat /etc/hosts; echo ---; hostname';
+  const aliases = [{ ip: '10.1.2.3', hostnames: ['foo.local', 'bar.local'] }, { ip: '10.1.2.4', hostnames: ['baz.local'] }];
   writeManifest('dns', { restartPolicy: 'Never', containers: [sh('c', script)] });
-  writeManifest('hostdns', { restartPolicy: 'Never', hostNetwork: true, containers: [sh('c', 'cat /etc/resolv.conf')] });
+  writeManifest('fqdn', { restartPolicy: 'Never', hostname: 'web', subdomain: 'sub', setHostnameAsFQDN: true, hostAliases: aliases, containers: [sh('c', script)] });
+  writeManifest('hostdns', { restartPolicy: 'Never', hostNetwork: true, hostAliases: aliases.slice(0, 1), containers: [sh('c', 'cat /etc/resolv.conf; echo ---; cat /etc/hosts')] });
   const out = async (name: string) => {
     const pod = await waitFor(`${name} done`, () => podNamed(`${name}-node1`)?.status?.phase === 'Succeeded' && podNamed(`${name}-node1`));
     const log = fs.readFileSync(path.join(tmp, 'pod-logs', `default_${name}-node1_${pod.metadata.uid}`, 'c', '0.log'), 'utf8');
@@ -480,10 +515,21 @@ test('DNS, /etc/hosts and hostname: ClusterFirst uses --cluster-dns; host-networ
   expect(hosts).toBe(['# Kubernetes-managed hosts file.', '127.0.0.1\tlocalhost', '::1\tlocalhost ip6-localhost ip6-loopback',
     'fe00::0\tip6-localnet', 'fe00::0\tip6-mcastprefix', 'fe00::1\tip6-allnodes', 'fe00::2\tip6-allrouters', `${ip}\tdns-node1`].join('\n'));
   expect(hostname).toBe('dns-node1');
+  // A subdomain gives the pod a domain in the cluster; setHostnameAsFQDN makes the FQDN its host name. Host aliases
+  // follow the managed entries.
+  const fqdn = await out('fqdn');
+  const [, fqdnHosts, fqdnName] = fqdn.text.split('\n---\n');
+  const fqdnIP = fqdn.pod.status!.podIP!;
+  expect(fqdnHosts.split('\n').slice(7)).toEqual([`${fqdnIP}\tweb.sub.default.svc.cluster.local\tweb`, '', '# Entries added by HostAliases.', '10.1.2.3\tfoo.local\tbar.local', '10.1.2.4\tbaz.local']);
+  expect(fqdnName).toBe('web.sub.default.svc.cluster.local');
+  // A host-network pod: the node's hosts file, then its aliases.
   const host = await out('hostdns');
-  expect(dnsLines(host.text)).toEqual(['nameserver 192.0.2.53', 'options timeout:2', 'search corp.example']);
-  for (const n of ['dns', 'hostdns']) fs.rmSync(path.join(manifests, `${n}.json`));
-  await waitFor('dns gone', () => !podNamed('dns-node1') && !podNamed('hostdns-node1'));
+  const [hostResolv, hostHosts] = host.text.split('\n---\n');
+  expect(dnsLines(hostResolv)).toEqual(['nameserver 192.0.2.53', 'options timeout:2', 'search corp.example']);
+  const nodeHosts = fs.readFileSync('/etc/hosts', 'utf8').replace(/\n$/, '');
+  expect(hostHosts).toBe(['# Kubernetes-managed hosts file (host network).', nodeHosts, '', '# Entries added by HostAliases.', '10.1.2.3\tfoo.local\tbar.local'].join('\n'));
+  for (const n of ['dns', 'fqdn', 'hostdns']) fs.rmSync(path.join(manifests, `${n}.json`));
+  await waitFor('dns gone', () => !podNamed('dns-node1') && !podNamed('fqdn-node1') && !podNamed('hostdns-node1'));
 });
 
 test('--pod-manifest-path naming one YAML file runs that pod; removing the file stops it', async () => {

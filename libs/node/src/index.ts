@@ -9,12 +9,14 @@ export { registrationNode, reconcileExisting, goArch, wellKnownLabels } from './
 export type { RegistrationOptions } from './node-object';
 export { NodeLease, NODE_LEASE_NAMESPACE } from './node-lease';
 export { PodStatusManager, contains as statusContains } from './pod-status-manager';
+export { readyFromGates, readinessNeedsSync, unreadyGateMessages, READINESS_GATES_NOT_READY } from './readiness-gates';
 export { MirrorPods, mirrorPodOf, isMirrorPod, ANNOTATION_CONFIG_MIRROR, ANNOTATION_CONFIG_HASH } from './mirror-pods';
 export type * from './types';
 export { statusCode } from './types';
 export { PodSyncLoop } from './pod-sync-loop';
 export type { PodSyncLoopOptions, PodSyncLoopLog, PodSyncReports } from './pod-sync-loop';
 export type { PodLifecycle, PodSyncResult, RuntimeListing, AdmissionRefusal, PodLike, PodStatusLike } from './pod-lifecycle';
+export { PodSyncFailure } from './pod-lifecycle';
 export { CONFIG_SEEN_ANNOTATION, podFullName } from './pod-source-sets';
 export type { PodSourceName } from './pod-source-sets';
 export { PeriodicTasks, systemClock } from './periodic-tasks';

@@ -9,6 +9,7 @@ import { NodeLease } from './node-lease';
 import { registrationNode, type RegistrationOptions } from './node-object';
 import { NodeStatusReporter, type NodeFacts } from './node-status';
 import { isMirrorPod, MirrorPods } from './mirror-pods';
+import { readinessNeedsSync } from './readiness-gates';
 import { PodStatusManager } from './pod-status-manager';
 import type { ApiClient, Node, NodeLog, Pod, PodStatus } from './types';
 
@@ -179,8 +180,10 @@ export class NodeAgent {
     for (const p of all) {
       if (isMirrorPod(p)) continue;
       const before = this.handed.get(p.metadata.uid!);
-      // Every status write of the agent comes back as a new resourceVersion: without this, one more sync each.
-      handed.set(p.metadata.uid!, before && before !== p && !differsSemantically(before, p) ? { ...before, status: p.status } : p);
+      // Every status write of the agent comes back as a new resourceVersion: without this, one more sync each. A pod
+      // whose readiness gate condition another controller changed is synced, so that its Ready condition follows.
+      const statusOnly = before && before !== p && !differsSemantically(before, p) && !readinessNeedsSync(p);
+      handed.set(p.metadata.uid!, statusOnly ? { ...before, status: p.status } : p);
     }
     this.handed = handed;
     this.o.runtime.setApiPods([...handed.values()]);

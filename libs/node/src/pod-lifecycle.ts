@@ -19,6 +19,17 @@ export interface PodStatusLike {
   phase?: string;
 }
 
+/**
+ * A sync that failed (a sandbox the runtime refused) but knows the pod's status now: its containers waiting, with
+ * the reason. Upstream writes a pod's status before SyncPod acts, so a failing pod still shows why it waits. The loop
+ * reports the status, logs the failure and tries again later, as for any other error.
+ */
+export class PodSyncFailure<S extends PodStatusLike = PodStatus> extends Error {
+  constructor(message: string, readonly status: S) {
+    super(message);
+  }
+}
+
 /** What one sync of a pod left. */
 export interface PodSyncResult<S extends PodStatusLike = PodStatus> {
   /** The pod's status now; the loop reports it (and shows it in `pods()`). */

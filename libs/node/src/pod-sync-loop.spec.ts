@@ -1,7 +1,7 @@
 // The sync loop against an in-memory runtime and a clock moved by hand: what it asks the runtime to do, and what
 // it reports, for each thing a source or the runtime can do.
 import type { LoopClock } from './periodic-tasks';
-import type { AdmissionRefusal, PodLifecycle, PodSyncResult, RuntimeListing } from './pod-lifecycle';
+import { PodSyncFailure, type AdmissionRefusal, type PodLifecycle, type PodSyncResult, type RuntimeListing } from './pod-lifecycle';
 import type { PodSourceName } from './pod-source-sets';
 import { PodSyncLoop, type PodSyncLoopOptions } from './pod-sync-loop';
 import type { Pod, PodStatus } from './types';
@@ -62,6 +62,7 @@ class FakeRuntime implements PodLifecycle {
   refuse: ((pod: Pod) => AdmissionRefusal | null) | undefined;
   hold: Promise<void> | undefined;
   failNextSync = false;
+  failWithStatus: PodStatus | undefined;
   private active = new Map<string, number>();
   maxActivePerPod = 0;
 
@@ -74,6 +75,11 @@ class FakeRuntime implements PodLifecycle {
       if (this.failNextSync) {
         this.failNextSync = false;
         throw new Error('runtime down');
+      }
+      if (this.failWithStatus) {
+        const status = this.failWithStatus;
+        this.failWithStatus = undefined;
+        throw new PodSyncFailure('sandbox refused', status);
       }
       this.running.add(uid);
       if (!this.state.has(uid)) this.state.set(uid, 'started');
@@ -326,6 +332,19 @@ describe('when a pod is synced again', () => {
     expect(runtime.calls).toEqual(['sync web']);
     await clock.advance(200);
     expect(runtime.calls).toEqual(['sync web', 'sync web']);
+    expect(statusOf('web')).toMatchObject({ phase: 'Running' });
+  });
+
+  test('a failed sync that knows the pod\'s status reports it, and is tried again after 10 s', async () => {
+    const waiting: PodStatus = { phase: 'Pending', containerStatuses: [{ name: 'c', state: { waiting: { reason: 'ContainerCreating' } } }] };
+    runtime.failWithStatus = waiting;
+    startLoop({ relistPeriodMs: 3_600_000 });
+    loop.setSourcePods('file', [pod('web')]);
+    await settle();
+    expect(logs).toContain('Error syncing pod, skipping');
+    expect(reported.status).toEqual([['web', waiting]]);
+    expect(statusOf('web')).toEqual(waiting);
+    await clock.advance(10_100);
     expect(statusOf('web')).toMatchObject({ phase: 'Running' });
   });
 

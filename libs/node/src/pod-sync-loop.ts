@@ -3,7 +3,7 @@
 // relist every second wakes the pods whose runtime state changed (upstream's PLEG); a housekeeping every two
 // seconds kills what runs though no source wants it; every syncFrequency each pod is synced anyway.
 import { PeriodicTasks, systemClock, type LoopClock } from './periodic-tasks';
-import type { AdmissionRefusal, PodLifecycle, PodLike, PodStatusLike } from './pod-lifecycle';
+import { PodSyncFailure, type AdmissionRefusal, type PodLifecycle, type PodLike, type PodStatusLike } from './pod-lifecycle';
 import { PodSourceSets, podFullName, type PodSourceName } from './pod-source-sets';
 import { CONFIG_SOURCE_ANNOTATION } from './node-agent';
 import type { Pod, PodStatus } from './types';
@@ -248,6 +248,10 @@ export class PodSyncLoop<P extends PodLike = Pod, S extends PodStatusLike = PodS
       this.scheduleRetry(uid, result.retryAt);
     } catch (e) {
       this.log('Error syncing pod, skipping', { pod: entry ? podFullName(entry.pod) : uid, podUID: uid, err: e }, 'E');
+      if (entry && e instanceof PodSyncFailure) {
+        entry.status = e.status as S;
+        this.o.reports?.status(entry.pod, entry.status);
+      }
       this.scheduleRetry(uid, this.clock.now() + ERROR_RETRY_MS);
     }
   }

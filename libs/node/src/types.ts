@@ -78,7 +78,7 @@ export interface Pod {
   apiVersion?: string;
   kind?: string;
   metadata: ObjectMeta;
-  spec: { nodeName?: string; [key: string]: unknown };
+  spec: { nodeName?: string; readinessGates?: { conditionType: string }[]; [key: string]: unknown };
   status?: PodStatus;
 }
 

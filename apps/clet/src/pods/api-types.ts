@@ -72,6 +72,12 @@ export interface PodSpec {
   shareProcessNamespace?: boolean;
   hostname?: string;
   subdomain?: string;
+  setHostnameAsFQDN?: boolean;
+  hostAliases?: { ip: string; hostnames?: string[] }[];
+  activeDeadlineSeconds?: number;
+  readinessGates?: { conditionType: string }[];
+  runtimeClassName?: string;
+  hostUsers?: boolean;
   serviceAccountName?: string;
   tolerations?: { key?: string; operator?: string; value?: string; effect?: string; tolerationSeconds?: number }[];
   schedulerName?: string;

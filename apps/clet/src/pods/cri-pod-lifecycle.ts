@@ -2,7 +2,7 @@
 // to its spec, podStatus() turns what CRI reports into a v1 PodStatus, and the probe workers follow the running
 // containers. What the agent remembers between syncs of a pod (PodSyncState) lives here, by uid.
 import type { CriClient } from '@cl/cri';
-import { CONFIG_SEEN_ANNOTATION, type AdmissionRefusal, type PodLifecycle, type PodSyncResult, type RuntimeListing } from '@cl/node';
+import { CONFIG_SEEN_ANNOTATION, PodSyncFailure, type AdmissionRefusal, type PodLifecycle, type PodSyncResult, type RuntimeListing } from '@cl/node';
 import type { Pod, PodStatus } from './api-types';
 import { PodRuntime, PodRuntimeState, PodSyncState, newSyncState } from './pod-runtime';
 import { podStatus } from './pod-status';
@@ -47,7 +47,15 @@ export class CriPodLifecycle implements PodLifecycle<Pod, PodStatus> {
   async sync(pod: Pod): Promise<PodSyncResult<PodStatus>> {
     const ss = this.syncState(pod);
     this.o.cgroups?.ensure(pod);
-    const st = await this.o.runtime.sync(pod, ss);
+    let st: PodRuntimeState;
+    try {
+      st = await this.o.runtime.sync(pod, ss);
+    } catch (e) {
+      // The containers' waiting reasons the failed sync left (ContainerCreating for a refused sandbox) still show.
+      const now = await this.o.runtime.state(pod.metadata.uid!, !pod.spec.hostNetwork).catch(() => undefined);
+      if (!now) throw e;
+      throw new PodSyncFailure((e as Error).message, this.statusOf(pod, now, ss));
+    }
     const status = this.statusOf(pod, st, ss);
     // What the sync decided on, not what it left: whatever changed since (a container that exited while the sync
     // ran, and the sync's own starts) earns one more sync at the next relist, as upstream's PLEG events do.

@@ -55,8 +55,13 @@ export class CriPodManager implements PodManager {
   private lifecycle: CriPodLifecycle | undefined;
   private firstUpdate: (() => void) | undefined;
   private readonly eviction: EvictionManager;
-  /** Pods the eviction manager evicted, by uid: never synced again; `final` once their containers are stopped. */
-  private readonly evicted = new Map<string, { req: EvictionRequest; final?: PodStatus }>();
+  /**
+   * Pods the agent ended, by uid: evicted (node pressure, local storage) or past their activeDeadlineSeconds
+   * (`reason` DeadlineExceeded); never synced again; `final` once their containers are stopped.
+   */
+  private readonly evicted = new Map<string, { req: EvictionRequest; reason?: string; final?: PodStatus }>();
+  /** When each pod was first synced (ms): its start for activeDeadlineSeconds when its status names none. */
+  private readonly firstSynced = new Map<string, number>();
   private imageFsMount: string | undefined;
 
   constructor(private readonly opts: PodManagerOptions) {
@@ -88,11 +93,19 @@ export class CriPodManager implements PodManager {
     // The loop exists from the start, so pods(), setApiPods and the health check answer before the CRI is
     // connected; it calls its runtime only once start() connected it and started the loop.
     const lifecycle: PodLifecycle<Pod, PodStatus> = {
-      sync: (pod) => {
+      sync: async (pod) => {
         if (this.evictedBefore(pod)) return this.syncEvicted(pod);
+        const deadline = this.activeDeadline(pod);
+        if (deadline !== undefined && (opts.now ?? Date.now)() >= deadline) {
+          this.endForDeadline(pod);
+          return this.syncEvicted(pod);
+        }
         // Its secrets and config maps become readable (a watch each under the default strategy) before it runs.
         this.opts.apiObjects?.registerPod(pod);
-        return this.connected().sync(pod);
+        const result = await this.connected().sync(pod);
+        // Synced again when the deadline comes (upstream's activeDeadlineHandler.ShouldSync).
+        if (deadline !== undefined) result.retryAt = result.retryAt ? Math.min(result.retryAt, deadline) : deadline;
+        return result;
       },
       kill: async (uid, pod) => {
         const after = await this.connected().kill(uid, pod);
@@ -103,7 +116,10 @@ export class CriPodManager implements PodManager {
         this.volumeStep?.tokens?.forgetPod(uid);
         // An evicted pod keeps its Failed/Evicted status when the API server deletes it; one no source wants is forgotten.
         const final = pod ? this.evicted.get(uid)?.final : undefined;
-        if (!pod) this.evicted.delete(uid);
+        if (!pod) {
+          this.evicted.delete(uid);
+          this.firstSynced.delete(uid);
+        }
         return final ?? after;
       },
       relist: () => this.connected().relist(),
@@ -284,8 +300,28 @@ export class CriPodManager implements PodManager {
     if (!wasEvicted(pod)) return false;
     const disruptionCondition = pod.status!.conditions?.some((x) => x.type === 'DisruptionTarget') ?? false;
     this.log(logLine('Pod was evicted before, not running it', { pod: podFullName(pod), podUID: uid }));
-    this.evicted.set(uid, { req: { pod, gracePeriodSeconds: HARD_EVICTION_GRACE_SECONDS, message: pod.status!.message ?? '', signal: '', disruptionCondition } });
+    this.evicted.set(uid, { req: { pod, gracePeriodSeconds: HARD_EVICTION_GRACE_SECONDS, message: pod.status!.message ?? '', signal: '', disruptionCondition }, reason: pod.status!.reason });
     return true;
+  }
+
+  // ---- activeDeadlineSeconds (upstream's activeDeadlineHandler) ----
+
+  /** When the pod's activeDeadlineSeconds runs out (ms), counted from its status' startTime, else its first sync. */
+  private activeDeadline(pod: Pod): number | undefined {
+    const seconds = pod.spec.activeDeadlineSeconds;
+    if (seconds === undefined || seconds === null) return undefined;
+    const uid = pod.metadata.uid!;
+    if (!this.firstSynced.has(uid)) this.firstSynced.set(uid, (this.opts.now ?? Date.now)());
+    const fromStatus = pod.status?.startTime ? Date.parse(pod.status.startTime) : NaN;
+    return (Number.isNaN(fromStatus) ? this.firstSynced.get(uid)! : fromStatus) + seconds * 1000;
+  }
+
+  /** The pod is past its deadline: stopped with its own grace period and reported Failed, never run again. */
+  private endForDeadline(pod: Pod): void {
+    const uid = pod.metadata.uid!;
+    this.evicted.set(uid, { req: { pod, gracePeriodSeconds: gracePeriodSeconds(pod), message: DEADLINE_MESSAGE, signal: '', disruptionCondition: false }, reason: DEADLINE_REASON });
+    this.opts.reports?.events(pod, 'Normal', DEADLINE_REASON, DEADLINE_MESSAGE);
+    this.log(logLine('Pod exceeded its active deadline, stopping it', { pod: podFullName(pod), podUID: uid }));
   }
 
   /** Marks the pod evicted and has its worker stop it: one sync at a time per pod, as every other change. */
@@ -321,8 +357,8 @@ export class CriPodManager implements PodManager {
         const before = pod.status?.conditions?.find((x) => x.type === 'DisruptionTarget');
         conditions.push(before ?? { type: 'DisruptionTarget', status: 'True', lastProbeTime: null, lastTransitionTime: now, reason: 'TerminationByKubelet', message: ev.req.message });
       }
-      ev.final = { ...after, phase: 'Failed', reason: EVICTED_REASON, message: ev.req.message, conditions };
-      this.log(logLine('Eviction manager: pod is evicted successfully', { pod: podFullName(pod) }));
+      ev.final = { ...after, phase: 'Failed', reason: ev.reason ?? EVICTED_REASON, message: ev.req.message, conditions };
+      if (!ev.reason || ev.reason === EVICTED_REASON) this.log(logLine('Eviction manager: pod is evicted successfully', { pod: podFullName(pod) }));
     }
     const { fingerprints } = await lifecycle.relist();
     return { status: ev.final, retryAt: 0, fingerprint: fingerprints.get(uid) ?? '' };
@@ -346,9 +382,12 @@ export class CriPodManager implements PodManager {
   }
 }
 
-/** An API pod the status of which says it was evicted (by this agent before a restart, or another). */
+const DEADLINE_REASON = 'DeadlineExceeded';
+const DEADLINE_MESSAGE = 'Pod was active on the node longer than the specified deadline';
+
+/** An API pod the status of which says an agent ended it (evicted, or past its deadline; this one before a restart, or another). */
 function wasEvicted(pod: Pod): boolean {
-  return pod.status?.phase === 'Failed' && pod.status.reason === EVICTED_REASON;
+  return pod.status?.phase === 'Failed' && (pod.status.reason === EVICTED_REASON || pod.status.reason === DEADLINE_REASON);
 }
 
 /** The loop's log lines as the agent's structured entries (an error's `err` becomes the entry's error). */

@@ -175,12 +175,14 @@ export class PodRuntime {
       }
       if (newest) await this.kill(pod, st);
       const attempt = newest ? (newest.metadata?.attempt ?? 0) + 1 : 0;
-      sbConfig = sandboxConfig(this.ctx, pod, attempt);
       await fs.promises.mkdir(podLogDir(this.ctx, pod), { recursive: true, mode: 0o755 });
       try {
+        // In the try: a config that cannot be made (an FQDN too long for the kernel) fails the sandbox as upstream's.
+        sbConfig = sandboxConfig(this.ctx, pod, attempt);
         sandboxId = await this.cri.runPodSandbox(sbConfig);
       } catch (e) {
         this.log(logLine('Failed to create pod sandbox', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, err: (e as Error).message }));
+        this.events(pod, 'Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${(e as Error).message}`);
         for (const c of pod.spec.containers) ss.waiting.set(c.name, { reason: 'ContainerCreating', message: '' });
         throw new Error(`Failed to create pod sandbox: ${(e as Error).message}`);
       }

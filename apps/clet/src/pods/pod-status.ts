@@ -1,5 +1,6 @@
 // v1 PodStatus from the runtime state and the last sync (upstream generateAPIPodStatus / getPhase).
 import { nanosToDate } from '@cl/cri';
+import { readyFromGates } from '@cl/node';
 import type { ContainerStatus as CriContainerStatus } from '@cl/cri';
 import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from './api-types';
 import { PodRuntimeState, PodSyncState, restartCountOf, shouldRestart } from './pod-runtime';
@@ -137,10 +138,12 @@ export function podStatus(pod: Pod, st: PodRuntimeState, ss: PodSyncState, ctx: 
   const containersReady = notReady.length === 0 && !done;
   const readyReason = done ? 'PodCompleted' : 'ContainersNotReady';
   const readyMsg = done ? undefined : `containers with unready status: [${notReady.join(' ')}]`;
+  // Readiness gates: Ready also waits for the conditions other controllers set (kept in the pod's status).
+  const ready = readyFromGates(pod, { status: containersReady ? 'True' : 'False', reason: readyReason, message: readyMsg });
   const conditions = [
     cond('PodReadyToStartContainers', sandboxReady),
     cond('Initialized', initialized, initReason, initMsg),
-    cond('Ready', containersReady, readyReason, readyMsg),
+    cond('Ready', ready.status === 'True', ready.reason, ready.message),
     cond('ContainersReady', containersReady, readyReason, readyMsg),
     cond('PodScheduled', true),
   ];

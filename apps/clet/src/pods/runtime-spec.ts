@@ -80,11 +80,29 @@ export function containerHash(c: Container): string {
   return createHash('sha256').update(canonicalJson(c)).digest('hex').slice(0, 8);
 }
 
-/** Upstream: pod.spec.hostname, else the pod name cut to 63 chars without trailing '-'/'.'; empty for host network. */
-function sandboxHostname(pod: Pod): string {
-  if (pod.spec.hostNetwork) return '';
+/**
+ * Upstream GeneratePodHostNameAndDomain: pod.spec.hostname, else the pod name, cut to 63 chars without trailing
+ * '-'/'.'; with a subdomain, the pod's domain in the cluster (`<subdomain>.<namespace>.svc.<cluster domain>`).
+ */
+function podHostnameAndDomain(ctx: RuntimeSpecContext, pod: Pod): { hostname: string; domain: string } {
   const h = pod.spec.hostname || pod.metadata.name || '';
-  return h.length > 63 ? h.slice(0, 63).replace(/[-.]+$/, '') : h;
+  const hostname = h.length > 63 ? h.slice(0, 63).replace(/[-.]+$/, '') : h;
+  return { hostname, domain: pod.spec.subdomain ? `${pod.spec.subdomain}.${pod.metadata.namespace}.svc.${ctx.clusterDomain}` : '' };
+}
+
+/** FQDN as the kernel's nodename holds it: 64 characters at most (upstream GetNodenameForKernel). */
+const MAX_FQDN = 64;
+
+/** The sandbox's host name: none for host network; the FQDN with setHostnameAsFQDN and a subdomain. */
+function sandboxHostname(ctx: RuntimeSpecContext, pod: Pod): string {
+  if (pod.spec.hostNetwork) return '';
+  const { hostname, domain } = podHostnameAndDomain(ctx, pod);
+  if (!domain || pod.spec.setHostnameAsFQDN !== true) return hostname;
+  const fqdn = `${hostname}.${domain}`;
+  if (fqdn.length > MAX_FQDN) {
+    throw new Error(`failed to construct FQDN from pod hostname and cluster domain, FQDN ${fqdn} is too long (${MAX_FQDN} characters is the max, ${fqdn.length} characters requested)`);
+  }
+  return fqdn;
 }
 
 function parseResolvConf(file: string): DNSConfig {
@@ -128,7 +146,22 @@ function dnsConfig(ctx: RuntimeSpecContext, pod: Pod): DNSConfig {
   return base;
 }
 
+/**
+ * What a pod asks of its sandbox that this agent cannot give: the pod's sandbox fails with the reason (a
+ * FailedCreatePodSandBox event; the pod waits in ContainerCreating), as upstream's does when a lookup or the runtime
+ * refuses, rather than running without it.
+ */
+function unsupportedSandboxFields(pod: Pod): void {
+  const runtimeClass = pod.spec.runtimeClassName;
+  // No RuntimeClass objects are served (node.k8s.io), so every name is unknown, as upstream's lookup then finds it.
+  if (runtimeClass) throw new Error(`runtimeclass.node.k8s.io ${JSON.stringify(runtimeClass)} not found`);
+  if (pod.spec.hostUsers === false) {
+    throw new Error('hostUsers: false (a user namespace of its own) is not supported by this node agent (feature gate UserNamespacesSupport is off here)');
+  }
+}
+
 export function sandboxConfig(ctx: RuntimeSpecContext, pod: Pod, attempt: number): PodSandboxConfig {
+  unsupportedSandboxFields(pod);
   const m = pod.metadata;
   const ports: PortMapping[] = [];
   for (const c of pod.spec.containers) {
@@ -140,7 +173,7 @@ export function sandboxConfig(ctx: RuntimeSpecContext, pod: Pod, attempt: number
   const privileged = [...pod.spec.containers, ...(pod.spec.initContainers ?? [])].some((c) => c.securityContext?.privileged);
   return {
     metadata: { name: m.name!, namespace: m.namespace!, uid: m.uid!, attempt },
-    hostname: sandboxHostname(pod),
+    hostname: sandboxHostname(ctx, pod),
     logDirectory: podLogDir(ctx, pod),
     dnsConfig: dnsConfig(ctx, pod),
     portMappings: ports,
@@ -230,14 +263,34 @@ export async function prepareVolumes(ctx: RuntimeSpecContext, pod: Pod): Promise
   return out;
 }
 
+/** The node's hosts file, which a host-network pod's copy starts from. */
+export const NODE_HOSTS_FILE = '/etc/hosts';
+
+/** Upstream hostsEntriesFromHostAliases: one line per alias entry, after a blank line and a comment. */
+function hostAliasLines(pod: Pod): string {
+  const aliases = pod.spec.hostAliases ?? [];
+  if (aliases.length === 0) return '';
+  return '\n# Entries added by HostAliases.\n' + aliases.map((a) => `${a.ip}\t${(a.hostnames ?? []).join('\t')}\n`).join('');
+}
+
+/**
+ * The pod's /etc/hosts (upstream ensureHostsFile): a host-network pod gets the node's file and its host aliases; any
+ * other pod the managed file, with its IP, its name (and FQDN, with a subdomain) and its host aliases.
+ */
 async function etcHostsFile(ctx: RuntimeSpecContext, pod: Pod, podIP: string): Promise<string> {
   const file = path.join(podDir(ctx, pod.metadata.uid!), 'etc-hosts');
-  const host = sandboxHostname(pod);
-  const lines = ['# Kubernetes-managed hosts file.', '127.0.0.1\tlocalhost', '::1\tlocalhost ip6-localhost ip6-loopback',
-    'fe00::0\tip6-localnet', 'fe00::0\tip6-mcastprefix', 'fe00::1\tip6-allnodes', 'fe00::2\tip6-allrouters'];
-  if (podIP) lines.push(`${podIP}\t${host}`);
+  let text: string;
+  if (pod.spec.hostNetwork) {
+    text = '# Kubernetes-managed hosts file (host network).\n' + (await fsp.readFile(NODE_HOSTS_FILE, 'utf8'));
+  } else {
+    const { hostname, domain } = podHostnameAndDomain(ctx, pod);
+    const lines = ['# Kubernetes-managed hosts file.', '127.0.0.1\tlocalhost', '::1\tlocalhost ip6-localhost ip6-loopback',
+      'fe00::0\tip6-localnet', 'fe00::0\tip6-mcastprefix', 'fe00::1\tip6-allnodes', 'fe00::2\tip6-allrouters'];
+    if (podIP) lines.push(domain ? `${podIP}\t${hostname}.${domain}\t${hostname}` : `${podIP}\t${hostname}`);
+    text = lines.join('\n') + '\n';
+  }
   await fsp.mkdir(path.dirname(file), { recursive: true });
-  await fsp.writeFile(file, lines.join('\n') + '\n');
+  await fsp.writeFile(file, text + hostAliasLines(pod), { mode: 0o644 });
   return file;
 }
 
@@ -270,7 +323,8 @@ export async function containerConfig(ctx: RuntimeSpecContext, pod: Pod, c: Cont
     mounts.push({ containerPath: vm.mountPath, hostPath: src, readonly: !!vm.readOnly, propagation });
   }
   const mountedPaths = new Set(mounts.map((m) => m.containerPath));
-  if (!pod.spec.hostNetwork && !mountedPaths.has('/etc/hosts')) {
+  // Every pod with an address gets its managed copy, host-network ones too (upstream shouldMountHostsFile).
+  if (podIP && !mountedPaths.has('/etc/hosts')) {
     mounts.push({ containerPath: '/etc/hosts', hostPath: await etcHostsFile(ctx, pod, podIP) });
   }
   const tmp = c.terminationMessagePath;
