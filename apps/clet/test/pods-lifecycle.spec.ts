@@ -476,13 +476,27 @@ test('activeDeadlineSeconds: a pod active longer is stopped and Failed with Dead
   await waitFor('deadline gone', () => !podNamed('deadline-node1'));
 });
 
+test('activeDeadlineSeconds: a pod that finished before its deadline keeps its phase', async () => {
+  writeManifest('quick', { hostNetwork: true, restartPolicy: 'Never', activeDeadlineSeconds: 2, containers: [sh('c', 'true')] });
+  await waitFor('quick succeeded', () => podNamed('quick-node1')?.status?.phase === 'Succeeded');
+  await new Promise((r) => setTimeout(r, 3000));
+  expect(podNamed('quick-node1')?.status).toMatchObject({ phase: 'Succeeded' });
+  expect(podNamed('quick-node1')?.status?.reason).toBeUndefined();
+  fs.rmSync(path.join(manifests, 'quick.json'));
+  await waitFor('quick gone', () => !podNamed('quick-node1'));
+});
+
+let sandboxRefusals = 0;
 test.each([
   ['a RuntimeClass (none is served)', { runtimeClassName: 'gvisor' }, 'runtimeclass.node.k8s.io "gvisor" not found'],
   ['a user namespace of its own', { hostUsers: false }, 'hostUsers: false (a user namespace of its own) is not supported by this node agent (feature gate UserNamespacesSupport is off here)'],
+  ['pod-level resources', { resources: { limits: { cpu: '1' } } }, 'pod-level resources (spec.resources) are not supported by this node agent (feature gate PodLevelResources is off here)'],
+  ['resource claims', { resourceClaims: [{ name: 'gpu', resourceClaimName: 'gpu-claim' }] }, 'resource claims (spec.resourceClaims) are not supported by this node agent (feature gate DynamicResourceAllocation is off here)'],
+  ['an overhead without a RuntimeClass', { overhead: { cpu: '100m' } }, 'spec.overhead comes from a RuntimeClass, and this cluster serves none'],
   ['an FQDN host name longer than the kernel keeps', { hostname: 'h'.repeat(40), subdomain: 's'.repeat(20), setHostnameAsFQDN: true },
     `failed to construct FQDN from pod hostname and cluster domain, FQDN ${'h'.repeat(40)}.${'s'.repeat(20)}.default.svc.cluster.local is too long (64 characters is the max, 87 characters requested)`],
 ])('a pod asking for %s: its sandbox fails with the reason and it waits in ContainerCreating, nothing runs', async (_what, extra, reason) => {
-  const name = `nosb${Object.keys(extra).length}${reason.length}`;
+  const name = `nosb${++sandboxRefusals}`;
   writeManifest(name, { terminationGracePeriodSeconds: 1, ...extra, containers: [sh('c', sleepForever)] });
   await waitFor('the sandbox failure logged', () => logs.some((l) => l.includes('Failed to create pod sandbox') && l.includes(JSON.stringify(reason).slice(1, -1))));
   const pod = podNamed(`${name}-node1`)!;

@@ -73,6 +73,7 @@ const refused: Array<[string, object, object, { reason: string; message: string 
     { reason: 'SysctlForbidden', message: 'forbidden sysctl: "kernel.sem" not allowlisted' }],
   ['a net sysctl with the host network', {}, { securityContext: { sysctls: [{ name: 'net.ipv4.tcp_syncookies', value: '1' }] } },
     { reason: 'SysctlForbidden', message: 'forbidden sysctl: "net.ipv4.tcp_syncookies" not allowed with host net enabled' }],
+  ['a pod for another OS', {}, { os: { name: 'windows' } }, { reason: 'PodOSNotSupported', message: "Failed to admit pod as the OS field doesn't match node OS" }],
 ];
 if (!hostHasAppArmor()) {
   refused.push(['AppArmor on a host without it', { securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } }, {},
@@ -85,6 +86,12 @@ test.each(refused)('refused at admission: %s', async (name, container, spec, wan
   const status = await poll(() => podNamed(pod)?.status?.phase === 'Failed' && podNamed(pod)!.status, `${pod} to be refused`, 300, 200);
   expect(status).toMatchObject(want);
   expect(status.containerStatuses ?? []).toEqual([]);
+});
+
+test('refused at admission: a pod labelled for another OS', async () => {
+  env.writePod('os-label', { hostNetwork: true, restartPolicy: 'Never', containers: [{ name: 'c', image: env.images.busybox, imagePullPolicy: 'IfNotPresent', command: ['true'] }] }, { 'cl.io/os': 'windows' });
+  const status = await poll(() => podNamed('os-label')?.status?.phase === 'Failed' && podNamed('os-label')!.status, 'os-label to be refused', 300, 200);
+  expect(status).toMatchObject({ reason: 'PodOSSelectorNodeLabelDoesNotMatch', message: "Failed to admit pod as the `cl.io/os` label doesn't match node label" });
 });
 
 test.each([

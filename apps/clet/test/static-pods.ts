@@ -17,7 +17,7 @@ export interface StaticPodEnv {
   /** The pod as the agent reports it (static pods are named `<name>-node1`). */
   podNamed(name: string): Pod | undefined;
   /** Writes (or replaces) a static pod manifest atomically. */
-  writePod(name: string, spec: object): void;
+  writePod(name: string, spec: object, labels?: Record<string, string>): void;
   stop(): Promise<void>;
 }
 
@@ -47,9 +47,9 @@ export async function startStaticPodEnv(prefix: string, config: Partial<CletConf
     images,
     mgr,
     podNamed: (name) => (mgr.pods() as Pod[]).find((p) => p.metadata.name === `${name}-node1`),
-    writePod(name, spec) {
+    writePod(name, spec, labels) {
       const file = path.join(manifests, `${name}.json`);
-      fs.writeFileSync(`${file}.tmp`, JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec }));
+      fs.writeFileSync(`${file}.tmp`, JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, ...(labels ? { labels } : {}) }, spec }));
       fs.renameSync(`${file}.tmp`, file);
     },
     async stop() {

@@ -78,6 +78,10 @@ export interface PodSpec {
   readinessGates?: { conditionType: string }[];
   runtimeClassName?: string;
   hostUsers?: boolean;
+  os?: { name: string };
+  resources?: ResourceRequirements;
+  resourceClaims?: unknown[];
+  overhead?: Record<string, string | number>;
   serviceAccountName?: string;
   tolerations?: { key?: string; operator?: string; value?: string; effect?: string; tolerationSeconds?: number }[];
   schedulerName?: string;

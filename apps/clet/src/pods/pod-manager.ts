@@ -20,7 +20,7 @@ import { parseQuantity } from './quantity';
 import { RuntimeSpecContext, podDir, podFullName } from './runtime-spec';
 import { DEFAULT_MONITORING_PERIOD_MS, EVICTED_REASON, EvictionManager, HARD_EVICTION_GRACE_SECONDS, hostMeasurements, parseThresholds, podUsages, type EvictionRequest, type NodePressure } from '../eviction';
 import { ProbeManager } from './probe-manager';
-import { appArmorAdmission, hostHasAppArmor, sysctlAdmission, type AdmissionRejection } from './security-context';
+import { appArmorAdmission, hostHasAppArmor, osAdmission, sysctlAdmission, type AdmissionRejection } from './security-context';
 import { FileSource, HttpSource, PodSource } from './sources';
 import { runPodsOnce } from './run-once';
 import type { PodManager, PodManagerOptions } from './index';
@@ -62,6 +62,8 @@ export class CriPodManager implements PodManager {
   private readonly evicted = new Map<string, { req: EvictionRequest; reason?: string; final?: PodStatus }>();
   /** When each pod was first synced (ms): its start for activeDeadlineSeconds when its status names none. */
   private readonly firstSynced = new Map<string, number>();
+  /** Pods that reached Succeeded or Failed by themselves: no deadline applies to them any more. */
+  private readonly completed = new Set<string>();
   private imageFsMount: string | undefined;
 
   constructor(private readonly opts: PodManagerOptions) {
@@ -83,7 +85,7 @@ export class CriPodManager implements PodManager {
     this.eviction = this.evictionManager();
     // Admission beyond the pod count, in upstream's order; an allowlist entry that is not namespaced stops the agent.
     // A pod evicted before (its API status says so) is never run again, so pressure has nothing to refuse.
-    this.admit = admitAll([(pod) => (wasEvicted(pod) ? null : this.eviction.admit(pod)), sysctlAdmission(c.allowedUnsafeSysctls ?? []), appArmorAdmission(hostHasAppArmor())]);
+    this.admit = admitAll([(pod) => (wasEvicted(pod) ? null : this.eviction.admit(pod)), sysctlAdmission(c.allowedUnsafeSysctls ?? []), appArmorAdmission(hostHasAppArmor()), osAdmission()]);
     const sources: PodSourceName[] = [];
     if (c.staticPodPath) sources.push('file');
     if (c.staticPodURL) sources.push('http');
@@ -103,8 +105,10 @@ export class CriPodManager implements PodManager {
         // Its secrets and config maps become readable (a watch each under the default strategy) before it runs.
         this.opts.apiObjects?.registerPod(pod);
         const result = await this.connected().sync(pod);
+        // A pod that finished on its own keeps its phase: the deadline is for pods still active.
+        if (result.status.phase === 'Succeeded' || result.status.phase === 'Failed') this.completed.add(pod.metadata.uid!);
         // Synced again when the deadline comes (upstream's activeDeadlineHandler.ShouldSync).
-        if (deadline !== undefined) result.retryAt = result.retryAt ? Math.min(result.retryAt, deadline) : deadline;
+        else if (deadline !== undefined) result.retryAt = result.retryAt ? Math.min(result.retryAt, deadline) : deadline;
         return result;
       },
       kill: async (uid, pod) => {
@@ -119,6 +123,7 @@ export class CriPodManager implements PodManager {
         if (!pod) {
           this.evicted.delete(uid);
           this.firstSynced.delete(uid);
+          this.completed.delete(uid);
         }
         return final ?? after;
       },
@@ -309,8 +314,8 @@ export class CriPodManager implements PodManager {
   /** When the pod's activeDeadlineSeconds runs out (ms), counted from its status' startTime, else its first sync. */
   private activeDeadline(pod: Pod): number | undefined {
     const seconds = pod.spec.activeDeadlineSeconds;
-    if (seconds === undefined || seconds === null) return undefined;
     const uid = pod.metadata.uid!;
+    if (seconds === undefined || seconds === null || this.completed.has(uid)) return undefined;
     if (!this.firstSynced.has(uid)) this.firstSynced.set(uid, (this.opts.now ?? Date.now)());
     const fromStatus = pod.status?.startTime ? Date.parse(pod.status.startTime) : NaN;
     return (Number.isNaN(fromStatus) ? this.firstSynced.get(uid)! : fromStatus) + seconds * 1000;

@@ -158,6 +158,11 @@ function unsupportedSandboxFields(pod: Pod): void {
   if (pod.spec.hostUsers === false) {
     throw new Error('hostUsers: false (a user namespace of its own) is not supported by this node agent (feature gate UserNamespacesSupport is off here)');
   }
+  const has = (o: unknown) => o !== undefined && o !== null && Object.keys(o as object).length > 0;
+  if (has(pod.spec.resources)) throw new Error('pod-level resources (spec.resources) are not supported by this node agent (feature gate PodLevelResources is off here)');
+  if (has(pod.spec.resourceClaims)) throw new Error('resource claims (spec.resourceClaims) are not supported by this node agent (feature gate DynamicResourceAllocation is off here)');
+  // Upstream only a RuntimeClass sets it (RuntimeClass admission); sizing the pod's cgroup without one is not done.
+  if (has(pod.spec.overhead)) throw new Error('spec.overhead comes from a RuntimeClass, and this cluster serves none');
 }
 
 export function sandboxConfig(ctx: RuntimeSpecContext, pod: Pod, attempt: number): PodSandboxConfig {

@@ -138,6 +138,23 @@ export const SAFE_SYSCTLS = [
 ];
 
 /**
+ * Upstream's OS admission (kubelet lifecycle/predicate.go): a pod labelled for another OS (`<domain>/os`, the domain
+ * of the node's own well-known labels) or whose `spec.os` names another is refused before it runs.
+ */
+export function osAdmission(nodeOS = 'linux', labelDomain = 'cl.io'): (pod: Pod) => AdmissionRejection | null {
+  const label = `${labelDomain}/os`;
+  return (pod) => {
+    const wanted = pod.metadata.labels?.[label];
+    if (wanted !== undefined && wanted !== nodeOS) {
+      return { reason: 'PodOSSelectorNodeLabelDoesNotMatch', message: `Failed to admit pod as the \`${label}\` label doesn't match node label` };
+    }
+    const os = pod.spec.os?.name;
+    if (os !== undefined && os !== nodeOS) return { reason: 'PodOSNotSupported', message: "Failed to admit pod as the OS field doesn't match node OS" };
+    return null;
+  };
+}
+
+/**
  * The sysctl admission handler for a pod: every sysctl must be safe or match --allowed-unsafe-sysctls, and a
  * net (ipc) one is refused with the host's network (IPC). Throws at construction for an allowlist entry that is
  * not namespaced, as the agent refuses to start with one.
