@@ -9,7 +9,7 @@ export { registrationNode, reconcileExisting, goArch, wellKnownLabels } from './
 export type { RegistrationOptions } from './node-object';
 export { NodeLease, NODE_LEASE_NAMESPACE } from './node-lease';
 export { PodStatusManager, contains as statusContains } from './pod-status-manager';
-export { readyFromGates, readinessNeedsSync, unreadyGateMessages, READINESS_GATES_NOT_READY } from './readiness-gates';
+export { readyFromGates, readinessNeedsSync, READINESS_GATES_NOT_READY } from './readiness-gates';
 export { MirrorPods, mirrorPodOf, isMirrorPod, ANNOTATION_CONFIG_MIRROR, ANNOTATION_CONFIG_HASH } from './mirror-pods';
 export type * from './types';
 export { statusCode } from './types';

@@ -11,10 +11,10 @@ interface GatedPod {
 export const READINESS_GATES_NOT_READY = 'ReadinessGatesNotReady';
 
 /** Why the pod's gates hold it from Ready, one message per gate that does (none: they do not). */
-export function unreadyGateMessages(pod: GatedPod, conditions: readonly PodCondition[] | undefined = pod.status?.conditions): string[] {
+function unreadyGateMessages(pod: GatedPod): string[] {
   const out: string[] = [];
   for (const { conditionType: type } of pod.spec.readinessGates ?? []) {
-    const c = conditions?.find((x) => x.type === type);
+    const c = pod.status?.conditions?.find((x) => x.type === type);
     if (!c) out.push(`corresponding condition of pod readiness gate ${JSON.stringify(type)} does not exist.`);
     else if (c.status !== 'True') out.push(`the status of pod readiness gate ${JSON.stringify(type)} is not "True", but ${c.status}`);
   }

@@ -15,7 +15,7 @@ import { CriPodLifecycle, admitAll } from './cri-pod-lifecycle';
 import { collectContainers, collectImages, rotateContainerLogs } from './gc';
 import { ImagePuller } from './image-puller';
 import { logLine, type LogFn } from './log';
-import { PodRuntime, gracePeriodOverrides, gracePeriodSeconds } from './pod-runtime';
+import { PodRuntime, gracePeriodOverrides, gracePeriodSeconds, sooner } from './pod-runtime';
 import { parseQuantity } from './quantity';
 import { RuntimeSpecContext, podDir, podFullName } from './runtime-spec';
 import { DEFAULT_MONITORING_PERIOD_MS, EVICTED_REASON, EvictionManager, HARD_EVICTION_GRACE_SECONDS, hostMeasurements, parseThresholds, podUsages, type EvictionRequest, type NodePressure } from '../eviction';
@@ -64,11 +64,14 @@ export class CriPodManager implements PodManager {
   private readonly firstSynced = new Map<string, number>();
   /** Pods that reached Succeeded or Failed by themselves: no deadline applies to them any more. */
   private readonly completed = new Set<string>();
+  /** The clock of the sync loop and of the deadlines (a test's, or the wall clock). */
+  private readonly now: () => number;
   private imageFsMount: string | undefined;
 
   constructor(private readonly opts: PodManagerOptions) {
     const c = opts.config;
     this.config = c;
+    this.now = opts.now ?? Date.now;
     this.log = opts.log;
     this.nodeIP = opts.nodeIP || defaultNodeIP();
     this.ctx = {
@@ -91,14 +94,14 @@ export class CriPodManager implements PodManager {
     if (c.staticPodURL) sources.push('http');
     // In API-server mode the API source is expected too: nothing is an orphan before its first set.
     if (opts.reports) sources.push('api');
-    const clock = { now: opts.now ?? Date.now, setTimeout: (fn: () => void, t: number) => setTimeout(fn, t), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) };
+    const clock = { now: this.now, setTimeout: (fn: () => void, t: number) => setTimeout(fn, t), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) };
     // The loop exists from the start, so pods(), setApiPods and the health check answer before the CRI is
     // connected; it calls its runtime only once start() connected it and started the loop.
     const lifecycle: PodLifecycle<Pod, PodStatus> = {
       sync: async (pod) => {
         if (this.evictedBefore(pod)) return this.syncEvicted(pod);
         const deadline = this.activeDeadline(pod);
-        if (deadline !== undefined && (opts.now ?? Date.now)() >= deadline) {
+        if (deadline !== undefined && this.now() >= deadline) {
           this.endForDeadline(pod);
           return this.syncEvicted(pod);
         }
@@ -108,7 +111,7 @@ export class CriPodManager implements PodManager {
         // A pod that finished on its own keeps its phase: the deadline is for pods still active.
         if (result.status.phase === 'Succeeded' || result.status.phase === 'Failed') this.completed.add(pod.metadata.uid!);
         // Synced again when the deadline comes (upstream's activeDeadlineHandler.ShouldSync).
-        else if (deadline !== undefined) result.retryAt = result.retryAt ? Math.min(result.retryAt, deadline) : deadline;
+        else if (deadline !== undefined) result.retryAt = sooner(result.retryAt, deadline);
         return result;
       },
       kill: async (uid, pod) => {
@@ -316,7 +319,7 @@ export class CriPodManager implements PodManager {
     const seconds = pod.spec.activeDeadlineSeconds;
     const uid = pod.metadata.uid!;
     if (seconds === undefined || seconds === null || this.completed.has(uid)) return undefined;
-    if (!this.firstSynced.has(uid)) this.firstSynced.set(uid, (this.opts.now ?? Date.now)());
+    if (!this.firstSynced.has(uid)) this.firstSynced.set(uid, this.now());
     const fromStatus = pod.status?.startTime ? Date.parse(pod.status.startTime) : NaN;
     return (Number.isNaN(fromStatus) ? this.firstSynced.get(uid)! : fromStatus) + seconds * 1000;
   }

@@ -89,6 +89,11 @@ export function restartCountOf(c: CriContainerStatus): number {
   return Number.isFinite(n) ? n : 0;
 }
 
+/** The sooner of a pending retry time (0: none) and `at`: what a pod's next sync waits for. */
+export function sooner(pending: number, at: number): number {
+  return pending ? Math.min(pending, at) : at;
+}
+
 export function shouldRestart(pod: Pod, exitCode: number): boolean {
   const p = pod.spec.restartPolicy ?? 'Always';
   return p === 'Always' || (p === 'OnFailure' && exitCode !== 0);
@@ -273,7 +278,7 @@ export class PodRuntime {
           const message = `unable to find target container ${ec.targetContainerName}`;
           ss.waiting.set(ec.name, { reason: 'CreateContainerConfigError', message });
           this.events(pod, 'Warning', 'Failed', `Error: ${message}`, containerFieldPath(pod, ec));
-          ss.retryAt = ss.retryAt ? Math.min(ss.retryAt, Date.now() + API_OBJECT_RETRY_MS) : Date.now() + API_OBJECT_RETRY_MS;
+          ss.retryAt = sooner(ss.retryAt, Date.now() + API_OBJECT_RETRY_MS);
           continue;
         }
       }
@@ -344,7 +349,7 @@ export class PodRuntime {
           message: `back-off ${formatDuration(d)} restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
         });
         const at = finished + d;
-        ss.retryAt = ss.retryAt ? Math.min(ss.retryAt, at) : at;
+        ss.retryAt = sooner(ss.retryAt, at);
         return undefined;
       }
       this.backoff.next(key, finished);
@@ -364,7 +369,7 @@ export class PodRuntime {
       if (reason === 'ImagePullBackOff') this.events(pod, 'Normal', 'BackOff', (e as Error).message, containerFieldPath(pod, c));
       else this.events(pod, 'Warning', 'Failed', `Error: ${reason}`, containerFieldPath(pod, c));
       const at = e instanceof ImageError ? e.retryAt : Date.now() + 10_000;
-      if (at) ss.retryAt = ss.retryAt ? Math.min(ss.retryAt, at) : at;
+      if (at) ss.retryAt = sooner(ss.retryAt, at);
       return;
     }
     const nonRoot = await this.runAsNonRootViolation(pod, c, imageRef);
@@ -382,7 +387,7 @@ export class PodRuntime {
       ss.waiting.set(c.name, { reason: 'CreateContainerConfigError', message });
       this.events(pod, 'Warning', 'Failed', `Error: ${message}`, containerFieldPath(pod, c));
       this.log(logLine('Error creating container', { pod: pod.metadata.name, container: c.name }, { severity: 'E', err: message }));
-      ss.retryAt = ss.retryAt ? Math.min(ss.retryAt, Date.now() + API_OBJECT_RETRY_MS) : Date.now() + API_OBJECT_RETRY_MS;
+      ss.retryAt = sooner(ss.retryAt, Date.now() + API_OBJECT_RETRY_MS);
       return;
     }
     for (const w of apiEnv.warnings) this.events(pod, 'Warning', w.reason, w.message, containerFieldPath(pod, c));

@@ -187,11 +187,7 @@ export function sandboxConfig(ctx: RuntimeSpecContext, pod: Pod, attempt: number
     linux: {
       ...(ctx.cgroups ? { cgroupParent: ctx.cgroups.parentOf(pod) } : {}),
       securityContext: {
-        namespaceOptions: {
-          network: pod.spec.hostNetwork ? 'NODE' : 'POD',
-          pid: pod.spec.hostPID ? 'NODE' : pod.spec.shareProcessNamespace ? 'POD' : 'CONTAINER',
-          ipc: pod.spec.hostIPC ? 'NODE' : 'POD',
-        },
+        namespaceOptions: podNamespaces(pod),
         privileged,
         ...sandboxSecurity(pod, ctx.security),
       },
@@ -374,7 +370,7 @@ export async function containerConfig(ctx: RuntimeSpecContext, pod: Pod, c: Cont
     linux: {
       resources: { ...res, oomScoreAdj: oomScoreAdj(pod, memReq) },
       securityContext: {
-        namespaceOptions: containerNamespaces(pod, pidTarget),
+        namespaceOptions: podNamespaces(pod, pidTarget),
         ...containerSecurity(pod, c, ctx.security),
         ...(apparmor ? { apparmor } : {}),
       },
@@ -383,10 +379,10 @@ export async function containerConfig(ctx: RuntimeSpecContext, pod: Pod, c: Cont
 }
 
 /**
- * A container's namespaces (upstream namespacesForPod); an ephemeral container with a target joins the target's
- * process namespace, unless the pod already shares one (the host's or the pod's), as upstream.
+ * The namespaces of the pod's sandbox and containers (upstream namespacesForPod); an ephemeral container with a
+ * target joins the target's process namespace, unless the pod already shares one (the host's or the pod's), as upstream.
  */
-function containerNamespaces(pod: Pod, pidTarget: string | undefined): NamespaceOption {
+function podNamespaces(pod: Pod, pidTarget?: string): NamespaceOption {
   const pid = pod.spec.hostPID ? 'NODE' : pod.spec.shareProcessNamespace ? 'POD' : 'CONTAINER';
   return {
     network: pod.spec.hostNetwork ? 'NODE' : 'POD',
