@@ -81,7 +81,7 @@ function writeKubeconfig(dir, api) {
   const pems = readFileSync(path.join(api.certDir, 'apiserver.crt'), 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/g);
   const file = path.join(dir, 'kubeconfig');
   writeFileSync(file, ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: c', '  cluster:', `    server: ${api.base}`,
-    `    certificate-authority-data: ${Buffer.from(pems[pems.length - 1]).toString('base64')}`, 'users:', '- name: u', '  user: {token: bench}',
+    `    certificate-authority-data: ${Buffer.from(pems[pems.length - 1]).toString('base64')}`, 'users:', '- name: u', '  user: {}',
     'contexts:', '- name: x', '  context: {cluster: c, user: u}', 'current-context: x', ''].join('\n'));
   return file;
 }

@@ -43,7 +43,7 @@ function writeKubeconfig(dir, base, certDir) {
   const pems = readFileSync(join(certDir, 'apiserver.crt'), 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/g);
   const ca = pems[pems.length - 1];
   const file = join(dir, 'kubeconfig');
-  writeFileSync(file, ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: c', '  cluster:', `    server: ${base}`, `    certificate-authority-data: ${Buffer.from(ca).toString('base64')}`, 'users:', '- name: u', '  user: {token: bench}', 'contexts:', '- name: x', '  context: {cluster: c, user: u}', 'current-context: x', ''].join('\n'));
+  writeFileSync(file, ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: c', '  cluster:', `    server: ${base}`, `    certificate-authority-data: ${Buffer.from(ca).toString('base64')}`, 'users:', '- name: u', '  user: {}', 'contexts:', '- name: x', '  context: {cluster: c, user: u}', 'current-context: x', ''].join('\n'));
   return { file, ca };
 }
 

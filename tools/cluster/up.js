@@ -16,16 +16,23 @@
 // otherwise a private one (tools/containerd/harness.js, state under DIR/containerd), stopped with all its
 // containers on Ctrl-C. `host` fails when the host's cannot be used; --clet-arg=--container-runtime-endpoint=...
 // names another runtime and leaves it alone. Needs the apps built (tools/start.sh builds them).
+//
+// The parts run in sessions of their own: a terminal's Ctrl-C goes to its foreground process group, and only this
+// script is to stop them, in order (a containerd that got the SIGINT too would die before it could kill its
+// containers). A guard (a shell blocked reading a pipe from this script) does the same stop from the record in
+// DIR/running.json (parts.js) if this script dies without doing it (SIGKILL, a crash): the pipe closes with it.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { readKubeconfig, request } = require('./admin-client.js');
 const { DEFAULT_SOCKET, prepareHostContainerd, probeHostContainerd, removePodSandboxes } = require('./host-containerd.js');
+const { partsRecord, stopLeftovers } = require('./parts.js');
 
 const ROOT = path.join(__dirname, '..', '..');
 const APISERVER_UP = path.join(ROOT, 'apps/apiserver/dist/up.js');
 const CLET_MAIN = path.join(ROOT, 'apps/clet/dist/main.js');
+const PARTS = path.join(__dirname, 'parts.js');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -63,13 +70,26 @@ function parseArgs(argv) {
 // laptop does not need (bench/cluster-start measures both). NODE_OPTIONS naming it wins.
 const NODE_FLAGS = /max-semi-space-size/.test(process.env.NODE_OPTIONS ?? '') ? [] : ['--max-semi-space-size=4'];
 
-/** A node child whose output goes to a log file; `exited` resolves with its exit code. */
+/** A node child in a session of its own whose output goes to a log file; `exited` resolves with its exit code. */
 function startLogged(args, logFile, env = process.env) {
   const fd = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { stdio: ['ignore', fd, fd], env });
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { stdio: ['ignore', fd, fd], env, detached: true });
   fs.closeSync(fd);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
   return { child, exited, logFile };
+}
+
+/**
+ * The guard: `read` returns at the end of its stdin, a pipe whose only writer is this process, so when this process
+ * ends however it ends; it then runs parts.js, which stops what the record still lists. A complete stop removes the
+ * record and kills the guard first. A shell costs about a megabyte where a node process would cost tens.
+ */
+function startGuard(stateDir, logFile) {
+  const fd = fs.openSync(logFile, 'a');
+  const guard = spawn('sh', ['-c', 'read _ || exec "$@"', 'cl-guard', process.execPath, PARTS, stateDir], { stdio: ['pipe', fd, fd], detached: true });
+  fs.closeSync(fd);
+  guard.stdin.on('error', () => undefined);
+  return guard;
 }
 
 function tail(file, bytes = 4000) {
@@ -152,6 +172,14 @@ async function up(argv) {
   }
   const logs = path.join(opts.stateDir, 'logs');
   fs.mkdirSync(logs, { recursive: true });
+  // A previous start whose launcher and guard were both killed: its parts still hold the state and the ports.
+  const previous = await stopLeftovers(opts.stateDir, (s) => process.stdout.write(`The previous start's parts: ${s}\n`));
+  if (previous.running) {
+    process.stderr.write(`Error: another start (pid ${previous.running}) runs with the state directory ${opts.stateDir}\n`);
+    return 1;
+  }
+  const record = partsRecord(opts.stateDir);
+  const guard = startGuard(opts.stateDir, path.join(logs, 'guard.log'));
   const started = [];
   let stopping = false;
   let stopAll;
@@ -161,6 +189,8 @@ async function up(argv) {
     stopAll ??= (async () => {
       // The node first (its agent, then containerd with every container), the control plane last.
       for (const s of [...started].reverse()) await s.stop().catch((e) => process.stderr.write(`stopping: ${e.message}\n`));
+      record.remove();
+      guard.kill('SIGKILL');
     })();
     return stopAll;
   };
@@ -186,6 +216,7 @@ async function up(argv) {
     // server reaches it (logs, exec, port-forward) by the address first.
     const addressTypes = opts.apiserverArgs.some((a) => a.startsWith('--kubelet-preferred-address-types')) ? [] : ['--kubelet-preferred-address-types=InternalIP,Hostname,InternalDNS,ExternalDNS,ExternalIP'];
     const apiserver = startLogged([APISERVER_UP, `--state-dir=${opts.stateDir}`, ...addressTypes, ...opts.apiserverArgs], path.join(logs, 'apiserver.log'), { ...process.env, CL_UP_QUIET: '1' });
+    record.add({ kind: 'process', name: 'apiserver', pid: apiserver.child.pid });
     started.push({ stop: childStop(apiserver) });
     const startedAt = Date.now();
     // up.js rewrites the kubeconfig once the serving pair exists; read it after the server answers.
@@ -202,6 +233,7 @@ async function up(argv) {
       prepareHostContainerd(host);
       endpoint = host.endpoint;
       process.stdout.write(`Using the host's containerd at ${host.socket}.\n`);
+      record.add({ kind: 'host-sandboxes', socket: host.socket, nodeName: opts.nodeName, kubeconfig: kubeconfigFile });
       // Runs after the agent has stopped and while the API server still answers: which pods were this node's.
       started.push({
         stop: async () => {
@@ -216,8 +248,11 @@ async function up(argv) {
     if (!endpoint) {
       const { startContainerd, ensureTestImages } = require('../containerd/harness.js');
       if (stopping) return await stopped;
-      const ctd = await startContainerd({ dir: path.join(opts.stateDir, 'containerd'), keepDir: true });
-      started.push({ stop: () => ctd.stop() });
+      const starting = startContainerd({ dir: path.join(opts.stateDir, 'containerd'), keepDir: true, detached: true, onSpawn: (instance) => record.add({ kind: 'containerd', ...instance }) });
+      // A stop asked for while it starts waits for it, then stops it in its place in the order.
+      started.push({ stop: () => starting.then((c) => c.stop(), () => undefined) });
+      const ctd = await starting;
+      if (stopping) return await stopped;
       ensureTestImages(ctd.socket);
       endpoint = ctd.endpoint;
     }
@@ -238,6 +273,7 @@ async function up(argv) {
       ],
       path.join(logs, 'clet.log'),
     );
+    record.add({ kind: 'process', name: 'clet', pid: clet.child.pid });
     started.push({ stop: childStop(clet) });
     await until(`the node ${opts.nodeName} to be Ready`, async () => {
       const r = await get(admin, `/api/v1/nodes/${opts.nodeName}`);

@@ -101,76 +101,106 @@ function mountsUnder(prefix) {
 
 /**
  * Starts a private containerd. Resolves once its socket answers. `opts.dir` reuses a directory (for
- * restart tests); otherwise a fresh temp dir is made and removed by stop().
+ * restart tests); otherwise a fresh temp dir is made and removed by stop(). `opts.detached` starts it in a
+ * session of its own, out of the caller's process group: a terminal's Ctrl-C then reaches only the caller, which
+ * stops it with its containers (it would otherwise die at once and leave them running). `opts.onSpawn(instance)`
+ * is told what stopContainerd() needs to stop it from another process, as soon as the daemon runs.
  */
 async function startContainerd(opts = {}) {
   const id = crypto.randomBytes(4).toString('hex');
   const dir = opts.dir || fs.mkdtempSync(path.join(os.tmpdir(), 'cl-ctd-'));
   const { cfg, sock } = writeConfig(dir, id);
-  const netnsBefore = listNetns();
+  const netnsBefore = [...listNetns()];
   const logFile = path.join(dir, 'containerd.log');
   const logFd = fs.openSync(logFile, 'a');
-  const child = spawn('containerd', ['--config', cfg], { stdio: ['ignore', logFd, logFd], detached: false });
+  const child = spawn('containerd', ['--config', cfg], { stdio: ['ignore', logFd, logFd], detached: !!opts.detached });
   fs.closeSync(logFd);
   let exited = null;
   child.on('exit', (code, sig) => { exited = { code, sig }; });
-  for (let i = 0; ; i++) {
-    if (exited) throw new Error(`containerd exited (${JSON.stringify(exited)}); log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
-    if (fs.existsSync(sock)) {
-      try { ctrSync(sock, ['version']); break; } catch { /* not yet serving */ }
+  const instance = { pid: child.pid, dir, socket: sock, bridge: `clbr${id.slice(0, 8)}`, netnsBefore, keepDir: !!opts.keepDir };
+  opts.onSpawn?.(instance);
+  try {
+    for (let i = 0; ; i++) {
+      if (exited) throw new Error(`containerd exited (${JSON.stringify(exited)}); log:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
+      if (fs.existsSync(sock)) {
+        try { ctrSync(sock, ['version']); break; } catch { /* not yet serving */ }
+      }
+      if (i > 600) throw new Error('containerd did not come up within 60s');
+      await sleep(100);
     }
-    if (i > 600) throw new Error('containerd did not come up within 60s');
-    await sleep(100);
-  }
-  // The CRI plugin loads after the socket opens; wait until it lists the namespace's plugins as ok.
-  for (let i = 0; i < 300; i++) {
-    const plugins = ctrSync(sock, ['plugins', 'ls']);
-    if (/io\.containerd\.grpc\.v1\s+cri\s+\S+\s+ok/.test(plugins)) break;
-    await sleep(100);
-  }
-
-  let stopped = false;
-  async function stop() {
-    if (stopped) return;
-    stopped = true;
-    // Kill every task first so shims exit by themselves; then containerd; then any shim left over.
-    try {
-      const tasks = ctrSync(sock, ['tasks', 'ls', '-q']).split('\n').filter(Boolean);
-      for (const t of tasks) { try { ctrSync(sock, ['tasks', 'kill', '-s', 'SIGKILL', t]); } catch { /* already gone */ } }
-      if (tasks.length) await sleep(300);
-    } catch { /* containerd already down */ }
-    if (!exited) {
-      child.kill('SIGTERM');
-      for (let i = 0; i < 100 && !exited; i++) await sleep(100);
-      if (!exited) child.kill('SIGKILL');
+    // The CRI plugin loads after the socket opens; wait until it lists the namespace's plugins as ok.
+    for (let i = 0; i < 300; i++) {
+      const plugins = ctrSync(sock, ['plugins', 'ls']);
+      if (/io\.containerd\.grpc\.v1\s+cri\s+\S+\s+ok/.test(plugins)) break;
+      await sleep(100);
     }
-    for (const pid of pidsMatching(sock)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
-    for (const pid of pidsMatching(dir)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
-    await sleep(200);
-    for (const m of mountsUnder(dir)) { try { execFileSync('umount', ['-l', m], { stdio: 'ignore' }); } catch { /* raced */ } }
-    for (const ns of listNetns()) {
-      if (netnsBefore.has(ns) || !ns.startsWith('cni-')) continue;
-      const p = path.join('/var/run/netns', ns);
-      try { execFileSync('umount', ['-l', p], { stdio: 'ignore' }); } catch { /* not mounted */ }
-      try { fs.rmSync(p, { force: true }); } catch { /* raced */ }
-    }
-    try { execFileSync('ip', ['link', 'del', `clbr${id.slice(0, 8)}`], { stdio: 'ignore' }); } catch { /* no bridge made */ }
-    if (!opts.keepDir) fs.rmSync(dir, { recursive: true, force: true });
+  } catch (e) {
+    // Detached, a daemon that never came up would outlive the caller.
+    if (!exited) child.kill('SIGKILL');
+    throw e;
   }
 
+  const daemon = { running: () => !exited, signal: (sig) => child.kill(sig) };
+  let stopping;
   return {
     socket: sock,
     endpoint: `unix://${sock}`,
     dir,
     logFile,
+    instance,
     ctr: (args) => ctrSync(sock, args),
     /** Kills only the containerd daemon (shims and containers keep running), for restart tests. */
     kill: async () => {
       child.kill('SIGKILL');
       for (let i = 0; i < 100 && !exited; i++) await sleep(50);
     },
-    stop,
+    stop: () => (stopping ??= stopContainerd(instance, daemon)),
   };
+}
+
+/**
+ * Stops an instance: every task first (so shims exit by themselves), then the daemon, any shim left over, the
+ * mounts under its dir, its network namespaces and bridge, and the dir unless kept. `daemon` says whether the
+ * daemon still runs and signals it; by default by its pid, for a caller that did not start it (the launcher's
+ * leftovers stop, which passes its own check of the pid's start time).
+ */
+async function stopContainerd(instance, daemon = pidDaemon(instance.pid)) {
+  const { dir, socket: sock } = instance;
+  try {
+    const tasks = ctrSync(sock, ['tasks', 'ls', '-q']).split('\n').filter(Boolean);
+    for (const t of tasks) { try { ctrSync(sock, ['tasks', 'kill', '-s', 'SIGKILL', t]); } catch { /* already gone */ } }
+    if (tasks.length) await sleep(300);
+  } catch { /* containerd already down */ }
+  if (daemon.running()) {
+    daemon.signal('SIGTERM');
+    for (let i = 0; i < 100 && daemon.running(); i++) await sleep(100);
+    if (daemon.running()) daemon.signal('SIGKILL');
+  }
+  for (const pid of pidsMatching(sock)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+  for (const pid of pidsMatching(dir)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+  await sleep(200);
+  for (const m of mountsUnder(dir)) { try { execFileSync('umount', ['-l', m], { stdio: 'ignore' }); } catch { /* raced */ } }
+  const netnsBefore = new Set(instance.netnsBefore);
+  for (const ns of listNetns()) {
+    if (netnsBefore.has(ns) || !ns.startsWith('cni-')) continue;
+    const p = path.join('/var/run/netns', ns);
+    try { execFileSync('umount', ['-l', p], { stdio: 'ignore' }); } catch { /* not mounted */ }
+    try { fs.rmSync(p, { force: true }); } catch { /* raced */ }
+  }
+  try { execFileSync('ip', ['link', 'del', instance.bridge], { stdio: 'ignore' }); } catch { /* no bridge made */ }
+  if (!instance.keepDir) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+function pidDaemon(pid) {
+  const running = () => {
+    try {
+      // A zombie has exited; it waits only for a parent to reap it.
+      return !/^\S+ \(.*\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  return { running, signal: (sig) => { try { process.kill(pid, sig); } catch { /* gone */ } } };
 }
 
 /**
@@ -188,12 +218,13 @@ function ensureTestImages(socket, opts = {}) {
   return { busybox: TEST_IMAGE, pause: PAUSE_IMAGE, unused: UNUSED_IMAGE };
 }
 
-module.exports = { startContainerd, ensureTestImages, ctrSync, TEST_IMAGE, PAUSE_IMAGE, UNUSED_IMAGE };
+module.exports = { startContainerd, stopContainerd, ensureTestImages, ctrSync, TEST_IMAGE, PAUSE_IMAGE, UNUSED_IMAGE };
 
 // `node tools/containerd/harness.js` starts one, imports the images and prints its endpoint until Ctrl-C.
 if (require.main === module) {
   (async () => {
-    const c = await startContainerd();
+    // Its own session: a terminal's Ctrl-C must reach only this script, which stops containerd with its containers.
+    const c = await startContainerd({ detached: true });
     ensureTestImages(c.socket);
     console.log(JSON.stringify({ endpoint: c.endpoint, dir: c.dir }));
     const bye = () => c.stop().then(() => process.exit(0));

@@ -2,6 +2,7 @@
 // API groups in their own modules), then upstream's two kinds of 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { apiErrors } from '@cl/apimachinery';
 import type { RequestInfo, UserInfo } from '@cl/auth';
 
 export interface RequestContext {
@@ -38,21 +39,57 @@ export function exactRoute(path: string, handle: Route['handle'], methods?: stri
   };
 }
 
-/** Reads a request body up to `limit` bytes (kube-apiserver allows 3 MiB of JSON); larger bodies are refused. */
-export function readBody(req: IncomingMessage, limit = 3 * 1024 * 1024): Promise<Buffer> {
+/** kube-apiserver's limit on a request body (MaxRequestBodyBytes, 3 MiB). */
+export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+// What is still read and dropped after a refused body before the connection is closed (Go's server reads 256 KiB
+// so that a client that stops sending can keep its connection), and how long the closed-for-writing connection
+// still drains what the client sends: closing a socket with unread input resets it, and a reset can destroy the
+// 413 before the client read it (kubectl then prints "connection reset by peer").
+const DRAIN_AFTER_LIMIT_BYTES = 256 * 1024;
+const LINGER_MS = 500;
+
+/**
+ * Reads a request body up to `limit` bytes. A larger one (by its Content-Length, or once that many bytes came) is
+ * refused with upstream's 413 Status at once, and nothing more of it is kept: the rest is dropped as it arrives,
+ * and past a little more the connection is closed for writing, drained briefly, then destroyed.
+ */
+export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let refused = false;
+    const refuse = () => {
+      refused = true;
+      chunks.length = 0;
+      reject(apiErrors.tooLarge(`limit is ${limit}`));
+    };
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit) refuse();
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > limit) {
-        reject(Object.assign(new Error('the request body is too large'), { code: 413 }));
-        req.destroy();
+      if (refused) {
+        if (size > limit + DRAIN_AFTER_LIMIT_BYTES) closeAfterAnswer(req);
         return;
       }
+      if (size > limit) return refuse();
       chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    req.on('end', () => {
+      if (!refused) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (e) => {
+      if (!refused) reject(e);
+    });
   });
+}
+
+const lingering = new WeakSet<object>();
+
+/** Ends the connection after the answer already written to it, without resetting it while the client still sends. */
+function closeAfterAnswer(req: IncomingMessage) {
+  const socket = req.socket;
+  if (lingering.has(socket)) return;
+  lingering.add(socket);
+  socket.end();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }

@@ -67,8 +67,8 @@ export async function startApiserverProcess(extraArgs: string[] = [], opts: { di
   return proc;
 }
 
-/** A kubeconfig that verifies the server's self-signed CA and carries a token (so kubectl never prompts). */
-export function writeKubeconfig(proc: ApiserverProcess, user: Record<string, string> = { token: 'anonymous-kubectl' }): string {
+/** A kubeconfig that verifies the server's self-signed CA; without `user`, kubectl presents no credential (anonymous). */
+export function writeKubeconfig(proc: ApiserverProcess, user: Record<string, string> = {}): string {
   const ca = Buffer.from(proc.servingCA()).toString('base64');
   const userLines = Object.entries(user).map(([k, v]) => `    ${k}: ${v}`);
   writeFileSync(

@@ -2,7 +2,8 @@
 // certificate users: a Role in one namespace and upstream's Forbidden text in another, `kubectl auth can-i
 // --list`, `kubectl --as` for an admin and not for others, escalation prevention on bindings and roles, the
 // bootstrap policy (public health paths, discovery for authenticated users only, aggregated view/edit/admin),
-// the Node authorizer's graph, and the in-process scheduler still binding pods. One server for all cases.
+// the Node authorizer's graph and the mirror pods a node may not use to extend it, and the in-process scheduler
+// still binding pods. One server for all cases.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -222,6 +223,20 @@ describe('nodes and the in-process components', () => {
       'pods "p" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "node-a" can only create mirror pods',
     );
     expect(as('node', 'label', 'node', 'node-a', 'node-restriction.kubernetes.io/x=y').stderr).toContain('is not allowed to modify labels: node-restriction.kubernetes.io/x');
+  });
+
+  test('a node cannot reach a secret by writing a mirror pod that names it', () => {
+    const mirror = (name: string, volume: string) =>
+      `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  namespace: a\n  annotations: {kubernetes.io/config.mirror: hash}\nspec:\n  nodeName: node-a\n  containers:\n  - name: c\n    image: busybox\n  volumes:\n  - ${volume}\n`;
+    // The ServiceAccount plugin runs before NodeRestriction (upstream's order) and refuses a mirror pod naming a secret.
+    expect(apply('node', 'mirror-secret', mirror('static-a', '{name: s, secret: {secretName: unused}}')).stderr).toBe(
+      `Error from server (Forbidden): error when creating "${join(dir, 'mirror-secret.yaml')}": pods "static-a" is forbidden: a mirror pod may not reference secrets\n`,
+    );
+    expect(as('node', 'get', 'secret', 'unused', '-n', 'a').stderr).toContain('secrets "unused" is forbidden: User "system:node:node-a" cannot get resource "secrets"');
+    // A config map passes that plugin; NodeRestriction refuses it.
+    expect(apply('node', 'mirror-cm', mirror('static-b', '{name: c, configMap: {name: kube-root-ca.crt}}')).stderr).toContain(
+      'pods "static-b" is forbidden: node "node-a" can not create pods that reference configmaps',
+    );
   });
 });
 

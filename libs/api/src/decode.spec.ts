@@ -58,3 +58,18 @@ test.each([
   ['{"a\\"b":1,"a\\u0022b":2}', ['a"b']],
   ['{"x":[],"y":{},"z":"}{,"}', []],
 ])('duplicate fields of %s', (text, want) => expect(duplicateFields(text)).toEqual(want));
+
+describe('nesting depth', () => {
+  const nested = (n: number) => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":${'['.repeat(n)}1${']'.repeat(n)}}`;
+
+  test('past 1,000 levels a body is refused as upstream refuses it, before anything walks it', () => {
+    expect(() => decode(configMap, nested(1_000))).toThrow('ConfigMap in version "v1" cannot be handled as a ConfigMap: exceeded max depth');
+    expect(() => decode(configMap, nested(1_000_000))).toThrow(/exceeded max depth/);
+  });
+
+  test('1,000 levels (the object itself is the first) are decoded (here: the wrong type for data) and a duplicate deep inside is still found', () => {
+    expect(() => decode(configMap, nested(999))).toThrow(/cannot unmarshal array into Go struct field/);
+    const deep = `{"metadata":{"name":"x","name":"y"},"binaryData":{"a":"${'x'.repeat(4)}"},"x":${'['.repeat(900)}{"k":1,"k":2}${']'.repeat(900)}}`;
+    expect(decode(configMap, deep, 'Warn').warnings).toEqual(expect.arrayContaining(['duplicate field "metadata.name"', `duplicate field "x${'[0]'.repeat(900)}.k"`]));
+  });
+});

@@ -3,6 +3,7 @@
 // Warn (the default), and dropped silently with Ignore. Unknown fields are dropped in every mode, so what is
 // stored is what the schema describes. Field defaults are applied on the way.
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import { nestingDepthExceeds } from '@cl/apimachinery';
 import { duplicateFields } from './duplicate-fields';
 import type { KindDefinition } from './kind';
 
@@ -32,6 +33,8 @@ export function parseFieldValidation(value: string | null | undefined): FieldVal
 export function decode<S extends TObject>(def: KindDefinition<S>, body: string | Buffer, fieldValidation: FieldValidation = 'Warn'): Decoded<Static<S>> {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   const cannot = (why: string) => new DecodeError(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${why}`);
+  // Everything after the parse walks the value recursively; upstream's decoder refuses such depths as a syntax error.
+  if (nestingDepthExceeds(text)) throw cannot('exceeded max depth');
   let value: unknown;
   try {
     value = JSON.parse(text);

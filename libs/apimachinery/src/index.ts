@@ -12,3 +12,4 @@ export * from './patch';
 export * from './quantity';
 export { jsonEqual } from './json-equal';
 export { toleratesTaint, type TaintLike, type TolerationLike } from './tolerations';
+export { MAX_NESTING_DEPTH, nestingDepthExceeds } from './nesting-depth';

@@ -64,9 +64,29 @@ export function plainPath(url: string): string | null {
   return PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path) ? path : null;
 }
 
+// An API path is never resolved: `/configmaps/%2e%2e` names the object `..` (which the store refuses), as
+// upstream's request info splits the path as sent; resolving it would address the namespace instead.
+const RAW_API_PATH = /^\/apis?\//;
+
+function rawApiPath(url: string): string | null {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  return RAW_API_PATH.test(path) ? path : null;
+}
+
+/** One path segment with its percent escapes decoded (left as sent when they are malformed). */
+function decodeSegment(s: string): string {
+  if (!s.includes('%')) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 export function requestInfo(method: string, url: string): RequestInfo {
   let u: URL | undefined;
-  const path = plainPath(url) ?? (u = new URL(url, 'http://local')).pathname;
+  const path = plainPath(url) ?? rawApiPath(url) ?? (u = new URL(url, 'http://local')).pathname;
   const nonResource: RequestInfo = {
     isResourceRequest: false,
     path,
@@ -81,7 +101,7 @@ export function requestInfo(method: string, url: string): RequestInfo {
     parts: [],
   };
   if (!API_PATH.test(path)) return nonResource; // before splitting: most non-resource paths stop here
-  let parts = splitPath(path);
+  let parts = splitPath(path).map(decodeSegment);
   if (parts.length < 1 || !API_PREFIXES.has(parts[0])) return nonResource;
   const info: RequestInfo = { ...nonResource, apiPrefix: parts[0] };
   parts = parts.slice(1);

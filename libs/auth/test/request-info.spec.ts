@@ -29,6 +29,12 @@ test.each<Row>([
     { key: 'tier', operator: 'In', values: ['a', 'b'] },
     { key: 'gone', operator: 'DoesNotExist', values: [] },
   ] }],
+  // API paths are split as sent, never resolved: a dot segment is a name (that the store refuses), not a step up.
+  ['GET', '/api/v1/namespaces/default/configmaps/%2e%2e', { verb: 'get', resource: 'configmaps', namespace: 'default', name: '..', path: '/api/v1/namespaces/default/configmaps/%2e%2e' }],
+  ['GET', '/api/v1/namespaces/default/configmaps/..', { verb: 'get', resource: 'configmaps', namespace: 'default', name: '..' }],
+  ['PUT', '/api/v1/namespaces/default/secrets/./status', { verb: 'update', resource: 'secrets', name: '.', subresource: 'status' }],
+  ['GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/system%3Anode', { resource: 'clusterroles', name: 'system:node' }],
+  ['GET', '/api/v1/namespaces/a/configmaps/bad%zz', { name: 'bad%zz' }],
   ['GET', '/api', { isResourceRequest: false, verb: 'get', path: '/api' }],
   ['GET', '/api/v1', { isResourceRequest: false }],
   ['GET', '/apis/authentication.k8s.io', { isResourceRequest: false }],

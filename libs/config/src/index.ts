@@ -42,3 +42,4 @@ export { loadConfigFile, loadConfig, CONFIG_KINDS, type LoadedConfig, type LoadC
 export { validateApiserverConfigFlags, type ApiserverConfigFlags } from './load/flags';
 export { DecodeError } from './decode/document';
 export { ConfigFileWatcher, type ConfigFileWatcherOptions } from './load/watch';
+export { yamlToJson, YamlSyntaxError } from './decode/yaml-to-json';

@@ -10,6 +10,8 @@ export { namespaceLifecycle, IMMORTAL_NAMESPACES } from './admission-plugins/nam
 export { priorityAdmission } from './admission-plugins/priority';
 export { defaultTolerationSeconds, taintNodesByCondition } from './admission-plugins/pod-node-defaults';
 export { serviceAccountAdmission, SERVICE_ACCOUNT_MOUNT_PATH } from './admission-plugins/service-account';
+export { podReferences, isMirrorPod, MIRROR_POD_ANNOTATION } from './pod-references';
+export type { PodLike, PodReference, PodReferenceField, PodReferenceKind } from './pod-references';
 export { limitRanger } from './admission-plugins/limit-ranger';
 export { resourceQuotaAdmission } from './admission-plugins/resource-quota';
 export { builtinKinds, builtinResources, NAMESPACE_FINALIZER, podEphemeralContainersView, replicasScaleView } from './kinds';

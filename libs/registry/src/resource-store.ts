@@ -11,6 +11,7 @@ import {
   FINALIZER_DELETE_DEPENDENTS,
   FINALIZER_ORPHAN_DEPENDENTS,
   generateName,
+  isValidPathSegmentName,
   metaTime,
   FieldPath,
   type DeleteOptions,
@@ -153,6 +154,9 @@ export class ResourceStore {
   }
 
   key(namespace: string, name: string): string {
+    // As upstream's key functions: a name that is not one path segment never reaches the store.
+    const invalid = isValidPathSegmentName(name);
+    if (invalid.length) throw apiErrors.badRequest(`Name parameter invalid: ${JSON.stringify(name)}: ${invalid.join(';')}`);
     return this.def.namespaced ? `${this.prefix}${namespace}/${name}` : `${this.prefix}${name}`;
   }
 
@@ -241,7 +245,11 @@ export class ResourceStore {
       // Unset: a consistent read, as fresh as the store now; NotOlderThan N: at least N.
       const wanted = revision ?? (await this.store.currentRevision());
       try {
-        await this.freshCache(wanted);
+        // A consistent read waits for the cache only where the store answers progress requests (upstream's
+        // ConsistentReadSupported); elsewhere (etcd before 3.4.31 / 3.5.13) the cache gets there only with the
+        // resource's next change, so a cache behind the store is not waited for.
+        const supported = revision !== undefined || (await this.cache.consistentReadsSupported());
+        await this.freshCache(wanted, supported ? undefined : 0);
       } catch (e) {
         // As upstream's consistent reads from the cache: one the cache cannot serve in time (its store watch behind
         // a busy etcd) is read from the store instead of failing; only an explicit resourceVersion stays a 504.
@@ -257,10 +265,10 @@ export class ResourceStore {
     return { items: out, resourceVersion: String(at), fromCache: true };
   }
 
-  private async freshCache(revision: number): Promise<void> {
+  private async freshCache(revision: number, timeoutMs?: number): Promise<void> {
     await this.cache.start();
     try {
-      await this.cache.waitUntilFresh(revision);
+      await this.cache.waitUntilFresh(revision, timeoutMs);
     } catch {
       throw tooLargeResourceVersion(revision, this.cache.revision);
     }
@@ -318,7 +326,9 @@ export class ResourceStore {
       this.storeWatches.add(w);
       return w;
     }
-    if (at !== undefined) await this.freshCache(at);
+    // As upstream's cacher: a watch from a resourceVersion the cache has not reached yet starts at once and gets the
+    // changes after it as they come; only the initial events of sendInitialEvents wait for that state.
+    if (at !== undefined && opts.sendInitialEvents) await this.freshCache(at);
     else await this.cache.start();
     const after = opts.sendInitialEvents ? undefined : at;
     const from = this.listPrefix(namespace);
@@ -386,7 +396,7 @@ export class ResourceStore {
       if (!state) {
         if (!this.strategy.allowCreateOnUpdate || opts.allowCreate === false || opts.subresource) throw apiErrors.notFound(this.gr, name);
         const fresh = apply(null);
-        if (fresh.metadata?.name !== name) throw apiErrors.badRequest('the name of the object does not match the name on the URL');
+        if (fresh.metadata?.name !== name) throw apiErrors.badRequest(`the name of the object (${fresh.metadata?.name ?? ''}) does not match the name on the URL (${name})`);
         return { object: await this.create(namespace, fresh, opts), created: true };
       }
       // The cache's copy is shared with every reader: never handed to code that may change it.
@@ -587,8 +597,12 @@ export class ResourceStore {
   }
 }
 
+const MAX_UINT64 = (1n << 64n) - 1n;
+
+/** A resourceVersion as upstream's versioner parses it (a uint64): anything else is a 400, never a wait. */
 function parseRevision(rv: string): number {
-  if (!/^\d+$/.test(rv)) throw apiErrors.badRequest(`invalid resource version: ${rv}`);
+  const why = !/^\d+$/.test(rv) ? 'invalid syntax' : BigInt(rv) > MAX_UINT64 ? 'value out of range' : '';
+  if (why) throw apiErrors.badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`);
   return Number(rv);
 }
 

@@ -17,6 +17,7 @@ const env = { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', CL_SKIP_A
 let dir: string;
 let clone: string;
 let server: ChildProcess | undefined;
+let kubeconfig: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'cl-quick-start-'));
@@ -58,7 +59,7 @@ test('npm start on a fresh clone sets itself up and runs a one-node cluster kube
   // The first start installs and builds everything, which on a busy 2-core machine can take many minutes: the
   // wait is bounded by the test's own timeout, not by a guess at the machine's speed.
   const command = await Promise.race([waitFor(() => /export KUBECONFIG=(\S+)\n[\s\S]*kubectl get nodes\n {2}(kubectl run .*)\n/.exec(out), 'the printed kubectl commands', 8400, 100), exited]);
-  const kubeconfig = command[1];
+  kubeconfig = command[1];
   const ready = await Promise.race([
     waitFor(() => {
       const r = spawnSync(KUBECTL, ['--kubeconfig', kubeconfig, 'get', '--raw', '/readyz?verbose'], { cwd: clone, encoding: 'utf8' });
@@ -88,21 +89,34 @@ test('npm start on a fresh clone sets itself up and runs a one-node cluster kube
   expect(kube('exec', 'hello', '--', 'echo', 'from-the-pod')).toMatchObject({ status: 0, stdout: 'from-the-pod\n' });
 });
 
-test('Ctrl-C stops the cluster and leaves no process or mount behind', async () => {
-  const exit = new Promise<number | string | null>((r) => server!.once('exit', (code, signal) => r(code ?? signal)));
-  // A terminal's Ctrl-C: SIGINT to the whole foreground process group (npm, the script and its children). npm
-  // waits for the script, then ends as the signal asked (by the signal itself, or 0 after a clean stop).
-  process.kill(-server!.pid!, 'SIGINT');
-  expect([0, 'SIGINT']).toContain(await exit);
-  const left: string[] = [];
-  for (const p of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+/** Every process as `pid cmdline` with its cgroup lines, read from /proc. */
+function processes(): Array<{ pid: string; cmdline: string; cgroup: string }> {
+  const out: Array<{ pid: string; cmdline: string; cgroup: string }> = [];
+  for (const pid of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
     try {
-      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(clone)) left.push(p);
+      out.push({ pid, cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim(), cgroup: readFileSync(`/proc/${pid}/cgroup`, 'utf8') });
     } catch {
       // gone meanwhile
     }
   }
-  expect(left).toEqual([]);
+  return out;
+}
+
+test('Ctrl-C stops the cluster and leaves no process or mount behind', async () => {
+  // The example pod's processes (its pause and its `sleep 3600`) are in its pod cgroup (pod<uid>, or pod<uid with
+  // underscores> under systemd); their command lines do not name the clone, so they are found by the cgroup.
+  const uid = spawnSync(KUBECTL, ['--kubeconfig', kubeconfig, 'get', 'pod', 'hello', '-o', 'jsonpath={.metadata.uid}'], { encoding: 'utf8' }).stdout;
+  expect(uid).not.toBe('');
+  const ofTheCluster = (p: { cmdline: string; cgroup: string }) => p.cmdline.includes(clone) || p.cgroup.includes(`pod${uid}`) || p.cgroup.includes(`pod${uid.replace(/-/g, '_')}`);
+  expect(processes().filter(ofTheCluster).map((p) => p.cmdline)).toContain('sleep 3600');
+  const exit = new Promise<number | string | null>((r) => server!.once('exit', (code, signal) => r(code ?? signal)));
+  // A terminal's Ctrl-C: SIGINT to the whole foreground process group (npm, the script and the launcher; the
+  // launcher's parts are not in it, or containerd would die before it could stop the containers). npm waits for
+  // the script, then ends as the signal asked (by the signal itself, or 0 after a clean stop).
+  process.kill(-server!.pid!, 'SIGINT');
+  expect([0, 'SIGINT']).toContain(await exit);
+  // No part, shim, pause or workload left (reparented to init, the pod's would still be in its cgroup).
+  expect(processes().filter(ofTheCluster).map((p) => `${p.pid} ${p.cmdline}`)).toEqual([]);
   expect(readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((l) => l.includes(clone))).toEqual([]);
 });
 

@@ -22,7 +22,6 @@ import { ReloadingJwtAuthenticator } from '@cl/jwt-authn';
 import type { Logger } from '../logger';
 import { loopbackAuthenticator, type LoopbackCredential } from './loopback';
 import { instrumentAuthenticator } from './metrics';
-import { serviceAccountBearerAuthenticator } from '../serviceaccount/bearer';
 
 export interface AuthenticationOptions {
   /** `--authentication-config` */
@@ -135,9 +134,14 @@ export function buildAuthentication(opts: AuthenticationOptions): Authentication
   const tokens: TokenAuthenticator | null = tokenChain.length ? cachedTokenAuthenticator(unionTokenAuthenticator(tokenChain), { successTtlMs: 10_000, failureTtlMs: 0 }) : null;
   const credentialed: RequestAuthenticator[] = [];
   if (x509) credentialed.push(x509);
-  // Service account tokens before the other token authenticators, as upstream (../serviceaccount/bearer).
-  if (opts.serviceAccounts) credentialed.push(serviceAccountBearerAuthenticator(opts.serviceAccounts));
-  if (tokens) credentialed.push(bearerTokenAuthenticator(tokens), websocketProtocolAuthenticator(tokens));
+  // One bearer-token union, service account tokens first as upstream: a presented token that none of them accepts
+  // is an error ("invalid bearer token"), so the request is a 401 and never falls through to anonymous (clients
+  // refresh their credentials on the 401).
+  const bearerChain = [...(opts.serviceAccounts ? [opts.serviceAccounts] : []), ...(tokens ? [tokens] : [])];
+  if (bearerChain.length) {
+    const bearer = unionTokenAuthenticator(bearerChain);
+    credentialed.push(bearerTokenAuthenticator(bearer), websocketProtocolAuthenticator(bearer));
+  }
   let authenticator = authenticatedGroupAdder(unionAuthenticator(credentialed));
   const anonymous = config?.anonymous ?? { enabled: opts.anonymousAuth };
   if (anonymous.enabled) {

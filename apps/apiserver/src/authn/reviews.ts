@@ -2,6 +2,7 @@
 // token valid and whose is it: the node agent's webhook authenticator), both create-only.
 import type { TokenAuthenticator, UserInfo } from '@cl/auth';
 import { exactRoute, readBody, type RequestContext, type Route } from '../routes';
+import { ApiError } from '@cl/apimachinery';
 import { statuses, writeJson, writeStatus } from '../status';
 import { decodeEnvelope, PROTOBUF_CONTENT_TYPE, tokenReviewSpec } from './protobuf';
 
@@ -25,8 +26,7 @@ async function readObject(ctx: RequestContext, kind: string, allowEmpty: boolean
   try {
     body = await readBody(ctx.req);
   } catch (e) {
-    const code = (e as { code?: number }).code;
-    writeStatus(ctx.req, ctx.res, code === 413 ? { ...statuses.badRequest((e as Error).message), code: 413, reason: 'RequestEntityTooLarge' } : statuses.badRequest((e as Error).message));
+    writeStatus(ctx.req, ctx.res, e instanceof ApiError ? e.status : statuses.badRequest((e as Error).message));
     return null;
   }
   const contentType = String(ctx.req.headers['content-type'] ?? '').split(';')[0].trim();

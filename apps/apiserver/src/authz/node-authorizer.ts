@@ -2,60 +2,33 @@
 // (`system:node:<name>` in `system:nodes`) may get a secret, config map, persistent volume claim or create a
 // service account token only when a pod bound to it in that namespace references the object; everything else it
 // may do is upstream's node rules (the system:node role's rules). Other users: no opinion.
+// The references a pod makes are the same walk NodeRestriction checks mirror pods with (@cl/registry's
+// podReferences), so admission refuses every path the graph would follow. Mirror pods link a node to nothing
+// (upstream's AddPod short-circuit): a node writes those itself, and must never grant itself access by doing so.
 import type { Attributes, Decision } from '@cl/auth';
-import type { KubeObject } from '@cl/apimachinery';
 import { nodeRules, rulesAllow } from '@cl/rbac';
-import type { ResourceStore } from '@cl/registry';
+import { isMirrorPod, podReferences as referencesOf, type PodLike, type ResourceStore } from '@cl/registry';
 
 const NODE_PREFIX = 'system:node:';
 const NODES_GROUP = 'system:nodes';
 
 type Ref = 'secrets' | 'configmaps' | 'persistentvolumeclaims' | 'serviceaccounts';
 
-interface PodSpecLite {
-  nodeName?: string;
-  serviceAccountName?: string;
-  imagePullSecrets?: { name?: string }[];
-  volumes?: Array<{
-    secret?: { secretName?: string };
-    configMap?: { name?: string };
-    persistentVolumeClaim?: { claimName?: string };
-    projected?: { sources?: Array<{ secret?: { name?: string }; configMap?: { name?: string } }> };
-  }>;
-  containers?: ContainerLite[];
-  initContainers?: ContainerLite[];
-  ephemeralContainers?: ContainerLite[];
-}
+type PodSpecLite = NonNullable<PodLike['spec']>;
 
-interface ContainerLite {
-  envFrom?: Array<{ configMapRef?: { name?: string }; secretRef?: { name?: string } }>;
-  env?: Array<{ valueFrom?: { configMapKeyRef?: { name?: string }; secretKeyRef?: { name?: string } } }>;
+/** Whether a pod relates a node to the object (upstream's graph edges from a pod), mirror pods never. */
+function podRelates(pod: PodLike, kind: Ref, name: string): boolean {
+  if (isMirrorPod(pod)) return false;
+  const spec = pod.spec ?? {};
+  // A pod stored without serviceAccountName (the ServiceAccount plugin off) runs as default.
+  if (kind === 'serviceaccounts' && !(spec.serviceAccountName || spec.serviceAccount)) return name === 'default';
+  for (const r of referencesOf(pod)) if (r.kind === kind && r.name === name) return true;
+  return false;
 }
 
 /** Whether a pod spec references the object (upstream's graph edges from a pod). */
 export function podReferences(spec: PodSpecLite, kind: Ref, name: string): boolean {
-  if (kind === 'serviceaccounts') return (spec.serviceAccountName || 'default') === name;
-  if (kind === 'secrets' && (spec.imagePullSecrets ?? []).some((s) => s.name === name)) return true;
-  for (const v of spec.volumes ?? []) {
-    if (kind === 'secrets' && v.secret?.secretName === name) return true;
-    if (kind === 'configmaps' && v.configMap?.name === name) return true;
-    if (kind === 'persistentvolumeclaims' && v.persistentVolumeClaim?.claimName === name) return true;
-    for (const s of v.projected?.sources ?? []) {
-      if (kind === 'secrets' && s.secret?.name === name) return true;
-      if (kind === 'configmaps' && s.configMap?.name === name) return true;
-    }
-  }
-  for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? []), ...(spec.ephemeralContainers ?? [])]) {
-    for (const e of c.envFrom ?? []) {
-      if (kind === 'secrets' && e.secretRef?.name === name) return true;
-      if (kind === 'configmaps' && e.configMapRef?.name === name) return true;
-    }
-    for (const e of c.env ?? []) {
-      if (kind === 'secrets' && e.valueFrom?.secretKeyRef?.name === name) return true;
-      if (kind === 'configmaps' && e.valueFrom?.configMapKeyRef?.name === name) return true;
-    }
-  }
-  return false;
+  return podRelates({ spec }, kind, name);
 }
 
 /** The node a user is, or undefined when it is not a node. */
@@ -92,8 +65,8 @@ export class NodeAuthorizer {
     if (!a.name) return { decision: 'NoOpinion', reason: 'No Object name found' };
     const pods = this.pods?.cache.list(this.pods.key(a.namespace, '')).items ?? [];
     const related = pods.some((p) => {
-      const spec = ((p.object as KubeObject).spec ?? {}) as PodSpecLite;
-      return spec.nodeName === node && podReferences(spec, kind, a.name);
+      const pod = p.object as PodLike & { spec?: { nodeName?: string } };
+      return pod.spec?.nodeName === node && podRelates(pod, kind, a.name);
     });
     if (related) return { decision: 'Allow', reason: '' };
     return { decision: 'NoOpinion', reason: `no relationship found between node '${node}' and this object` };

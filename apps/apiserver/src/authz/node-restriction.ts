@@ -1,14 +1,13 @@
 // The NodeRestriction admission plugin (upstream plugin/pkg/admission/noderestriction), for the writes a node
 // (`system:node:<name>` in `system:nodes`) may make at all: its own Node object only, without changing its taints
-// or `node-restriction.kubernetes.io/` labels; mirror pods bound to itself only, and the status and deletion of pods
-// bound to itself; its own lease in kube-node-lease; service account tokens bound to pods scheduled on itself, for
-// audiences those pods name or it was granted (admitNodeTokenRequest, applied by the TokenRequest route). Other users
-// are not restricted. Texts as upstream's.
+// or `node-restriction.kubernetes.io/` labels; mirror pods bound to itself that refer to no other API object, and
+// the status and deletion of pods bound to itself; its own lease in kube-node-lease; service account tokens bound
+// to pods scheduled on itself, for audiences those pods name or it was granted (admitNodeTokenRequest, applied by
+// the TokenRequest route). Other users are not restricted. Texts as upstream's.
 import { apiErrors, type KubeObject } from '@cl/apimachinery';
 import type { UserInfo } from '@cl/auth';
-import type { AdmissionAttributes, AdmissionPlugin } from '@cl/registry';
+import { isMirrorPod, MIRROR_POD_ANNOTATION, podReferences, type AdmissionAttributes, type AdmissionPlugin, type PodLike, type PodReference } from '@cl/registry';
 
-const MIRROR = 'kubernetes.io/config.mirror';
 const RESTRICTED_LABEL_PREFIX = 'node-restriction.kubernetes.io/';
 
 function nodeOf(user: unknown): string | undefined {
@@ -26,6 +25,30 @@ function restrictedLabelChanges(o: KubeObject | null, old: KubeObject | null): s
   return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => k.startsWith(RESTRICTED_LABEL_PREFIX) && a[k] !== b[k]).sort();
 }
 
+// What a mirror pod may not refer to, so that a node cannot link itself to an object in the Node authorizer's graph
+// by writing a pod. The references are the graph's own walk; the rows are upstream's checks in upstream's order
+// (admitPodCreate; resource claims since 1.33.2, CVE-2025-4563), so a pod naming several kinds gets upstream's
+// message. The last two rows are this server's: upstream admits an ephemeral volume (its generated claim) and a
+// projected token, leaving them to its graph, which skips mirror pods as ours does, and to the ServiceAccount plugin;
+// refusing them here too means a node names no claim or account through a mirror pod even with that plugin off.
+const MIRROR_POD_REFUSALS: ReadonlyArray<[(r: PodReference) => boolean, string]> = [
+  [(r) => r.field === 'serviceAccountName', 'reference a service account'],
+  [(r) => r.kind === 'secrets', 'reference secrets'],
+  [(r) => r.kind === 'configmaps', 'reference configmaps'],
+  [(r) => r.kind === 'clustertrustbundles', 'reference clustertrustbundles'],
+  [(r) => r.kind === 'persistentvolumeclaims' && r.field === 'volume', 'reference persistentvolumeclaims'],
+  [(r) => r.kind === 'resourceclaims', 'reference resourceclaims'],
+  [(r) => r.field === 'ephemeral', 'reference persistentvolumeclaims'],
+  [(r) => r.field === 'serviceAccountToken', 'reference a service account'],
+];
+
+/** The refusal for a node's mirror pod that refers to other API objects, or undefined when it refers to none. */
+export function mirrorPodReferenceRefusal(pod: PodLike, node: string): string | undefined {
+  const refs = [...podReferences(pod)];
+  for (const [matches, what] of MIRROR_POD_REFUSALS) if (refs.some(matches)) return `node "${node}" can not create pods that ${what}`;
+  return undefined;
+}
+
 function admitPod(a: AdmissionAttributes, node: string): void {
   const forbid = (why: string) => apiErrors.forbidden(a.resource, a.name, why);
   if (a.subresource === 'status') {
@@ -35,8 +58,10 @@ function admitPod(a: AdmissionAttributes, node: string): void {
   if (a.subresource) return;
   switch (a.operation) {
     case 'CREATE': {
-      if (!a.object?.metadata?.annotations?.[MIRROR]) throw forbid(`pod does not have "${MIRROR}" annotation, node "${node}" can only create mirror pods`);
+      if (!isMirrorPod(a.object)) throw forbid(`pod does not have "${MIRROR_POD_ANNOTATION}" annotation, node "${node}" can only create mirror pods`);
       if (specOf(a.object).nodeName !== node) throw forbid(`node "${node}" can only create pods with spec.nodeName set to itself`);
+      const refusal = mirrorPodReferenceRefusal(a.object as PodLike, node);
+      if (refusal) throw forbid(refusal);
       return;
     }
     case 'DELETE':

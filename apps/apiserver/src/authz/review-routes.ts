@@ -2,6 +2,7 @@
 // pkg/registry/authorization): the review is answered by the same authorizer chain that guards requests, so
 // `kubectl auth can-i` and the node agent's delegated authorization see what a real request would.
 import type { UserInfo } from '@cl/auth';
+import { ApiError } from '@cl/apimachinery';
 import { goQuote } from '@cl/flags';
 import {
   attributesFromSpec,
@@ -126,7 +127,7 @@ async function decodeBody(ctx: RequestContext, kind: Kind): Promise<Record<strin
     const raw = await readBody(ctx.req);
     body = protobuf ? decodeReviewProtobuf(raw, kind === 'SelfSubjectAccessReview') : JSON.parse(raw.toString('utf8'));
   } catch (e) {
-    if ((e as { code?: number }).code === 413) throw new RequestError(statusBody(413, 'RequestEntityTooLarge', 'the request body is too large', {}));
+    if (e instanceof ApiError) throw new RequestError(e.status);
     throw new RequestError(statusBody(400, 'BadRequest', `couldn't get version/kind; ${protobuf ? '' : 'json '}parse error: ${(e as Error).message}`, {}));
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) {

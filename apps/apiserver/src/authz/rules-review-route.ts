@@ -3,6 +3,7 @@
 // authorizer can enumerate: RBAC its rules, AlwaysAllow everything, a webhook or a node nothing but `incomplete`.
 // This is what `kubectl auth can-i --list` prints.
 import type { UserInfo } from '@cl/auth';
+import { ApiError } from '@cl/apimachinery';
 import type { AuthorizationConfiguration } from '@cl/config';
 import { rulesReview, type NonResourceRule, type ResourceRule, type RuleResolver } from '@cl/rbac';
 import { readBody, type Route } from '../routes';
@@ -61,6 +62,7 @@ export function rulesReviewRoute(config: () => AuthorizationConfiguration, resol
         body = protobuf ? decodeRulesReviewProtobuf(raw) : (JSON.parse(raw.toString('utf8')) as Record<string, unknown>);
         if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('expected an object');
       } catch (e) {
+        if (e instanceof ApiError) return writeStatus(ctx.req, ctx.res, e.status);
         return writeStatus(ctx.req, ctx.res, statusBody(400, 'BadRequest', `couldn't get version/kind; json parse error: ${(e as Error).message}`, {}));
       }
       const spec = (body.spec ?? {}) as { namespace?: unknown };

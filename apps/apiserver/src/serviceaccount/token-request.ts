@@ -56,6 +56,7 @@ async function readTokenRequest(ctx: RequestContext): Promise<{ spec: TokenReque
   try {
     body = await readBody(ctx.req);
   } catch (e) {
+    if (e instanceof ApiError) throw e;
     throw apiErrors.badRequest((e as Error).message);
   }
   if (String(ctx.req.headers['content-type'] ?? '').split(';')[0].trim() === PROTOBUF_CONTENT_TYPE) {

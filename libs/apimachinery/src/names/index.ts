@@ -5,6 +5,7 @@ export {
   isQualifiedName,
   isValidLabelValue,
   isConfigMapKey,
+  isValidPathSegmentName,
   maskTrailingDash,
   nameIsDNSSubdomain,
   nameIsDNSLabel,

@@ -173,3 +173,14 @@ export const nameIsDNS1035Label: NameValidator = (name, prefix) =>
 
 /** Namespace names are DNS-1123 labels. */
 export const validateNamespaceName: NameValidator = nameIsDNSLabel;
+
+/**
+ * Whether `name` can be one segment of a resource path (upstream's IsValidPathSegmentName): `.` and `..` would
+ * address another object once a path is resolved, and `/` or `%` would make it more than one segment.
+ */
+export function isValidPathSegmentName(name: string): string[] {
+  if (name === '.' || name === '..') return [`may not be '${name}'`];
+  const errs: string[] = [];
+  for (const c of ['/', '%']) if (name.includes(c)) errs.push(`may not contain '${c}'`);
+  return errs;
+}

@@ -29,18 +29,39 @@ export function deleteKey(obj: JsonObject, key: string): void {
 
 /**
  * A deep copy, so that the algorithms can work in place (as their Go originals do) and still never touch
- * the caller's values. A property whose value is undefined is dropped, as JSON.stringify would drop it.
+ * the caller's values. A property whose value is undefined is dropped, as JSON.stringify would drop it (and an
+ * undefined array item becomes null). It copies with a queue of its own rather than recursing: a body may nest
+ * as deep as the decoder allows (10,000 levels), past what the call stack takes.
  */
 export function cloneJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((item) => cloneJson(item === undefined ? null : item));
-  if (isJsonObject(value)) {
-    const out: JsonObject = {};
-    for (const [key, item] of Object.entries(value)) {
-      if (item !== undefined) setKey(out, key, cloneJson(item));
+  if (!Array.isArray(value) && !isJsonObject(value)) return value;
+  const root = Array.isArray(value) ? new Array<unknown>(value.length) : {};
+  const pending: Array<[from: unknown[] | JsonObject, to: unknown[] | JsonObject]> = [[value, root]];
+  const copy = (item: unknown): unknown => {
+    if (Array.isArray(item)) {
+      const to = new Array<unknown>(item.length);
+      pending.push([item, to]);
+      return to;
     }
-    return out;
+    if (isJsonObject(item)) {
+      const to: JsonObject = {};
+      pending.push([item, to]);
+      return to;
+    }
+    return item;
+  };
+  while (pending.length > 0) {
+    const [from, to] = pending.pop()!;
+    if (Array.isArray(from)) {
+      const out = to as unknown[];
+      for (let i = 0; i < from.length; i++) out[i] = copy(from[i] === undefined ? null : from[i]);
+    } else {
+      for (const [key, item] of Object.entries(from)) {
+        if (item !== undefined) setKey(to as JsonObject, key, copy(item));
+      }
+    }
   }
-  return value;
+  return root;
 }
 
 /** Structural equality of two JSON values (key order ignored, array order significant). */

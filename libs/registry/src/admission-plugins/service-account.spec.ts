@@ -83,10 +83,44 @@ describe('serviceAccountAdmission', () => {
     expect(pod.spec).toEqual({ serviceAccountName: 'quiet', containers: [{ name: 'a' }] });
   });
 
-  test('mirror pods are not given a volume', async () => {
+  test('mirror pods are given neither an account nor a volume', async () => {
     const pod = { metadata: { annotations: { 'kubernetes.io/config.mirror': 'h' } }, spec: { containers: [{ name: 'a' }] } };
     await plugin.mutate!(attrs(pod));
-    expect(pod.spec).toEqual({ serviceAccountName: 'default', containers: [{ name: 'a' }] });
+    await plugin.validate!(attrs(pod));
+    expect(pod.spec).toEqual({ containers: [{ name: 'a' }] });
+  });
+
+  describe('mirror pods may not reference an account, a secret or a projected token', () => {
+    const mirror = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'p', annotations: { 'kubernetes.io/config.mirror': '' } }, spec: { containers: [{ name: 'a' }], ...spec } });
+    const c = (more: Record<string, unknown>) => ({ containers: [{ name: 'a', ...more }] });
+    const ACCOUNT = 'a mirror pod may not reference service accounts';
+    const SECRETS = 'a mirror pod may not reference secrets';
+    const TOKEN = 'a mirror pod may not use ServiceAccountToken volume projections';
+
+    test.each<[string, Record<string, unknown>, string | null]>([
+      ['no references (an empty annotation value still marks a mirror pod)', {}, null],
+      ['a config map (not this plugin\'s rule)', { volumes: [{ name: 'v', configMap: { name: 'cm' } }] }, null],
+      ['serviceAccountName', { serviceAccountName: 'default' }, ACCOUNT],
+      ['the deprecated serviceAccount field', { serviceAccount: 'builder' }, ACCOUNT],
+      ['a secret volume', { volumes: [{ name: 'v', secret: { secretName: 's' } }] }, SECRETS],
+      ['a projected secret', { volumes: [{ name: 'v', projected: { sources: [{ secret: { name: 's' } }] } }] }, SECRETS],
+      ['a CSI volume\'s node publish secret', { volumes: [{ name: 'v', csi: { driver: 'd', nodePublishSecretRef: { name: 's' } } }] }, SECRETS],
+      ['imagePullSecrets', { imagePullSecrets: [{ name: 's' }] }, SECRETS],
+      ['an env secretKeyRef', c({ env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }), SECRETS],
+      ['envFrom a secret', c({ envFrom: [{ secretRef: { name: 's' } }] }), SECRETS],
+      ['an init container\'s secret', { initContainers: [{ name: 'i', envFrom: [{ secretRef: { name: 's' } }] }] }, SECRETS],
+      ['an ephemeral container\'s secret', { ephemeralContainers: [{ name: 'e', env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }] }, SECRETS],
+      ['a projected service account token', { volumes: [{ name: 'v', projected: { sources: [{ serviceAccountToken: { path: 't' } }] } }] }, TOKEN],
+      ['an account and a secret: the account is checked first', { serviceAccountName: 'x', volumes: [{ name: 'v', secret: { secretName: 's' } }] }, ACCOUNT],
+      ['a secret and a token: the secret is checked first', { volumes: [{ name: 'v', projected: { sources: [{ serviceAccountToken: { path: 't' } }, { secret: { name: 's' } }] } }] }, SECRETS],
+    ])('%s', async (_, spec, message) => {
+      // Refused as early as mutation (upstream's Admit validates mirror pods), and again by validation.
+      for (const phase of [plugin.mutate!, plugin.validate!]) {
+        const outcome = await Promise.resolve(phase(attrs(mirror(spec)))).then(() => null, (e: unknown) => e);
+        if (message === null) expect(outcome).toBeNull();
+        else expect(outcome).toMatchObject({ status: { code: 403, reason: 'Forbidden', message: `pods "p" is forbidden: ${message}` } });
+      }
+    });
   });
 
   test('a missing account is refused with upstream text', async () => {

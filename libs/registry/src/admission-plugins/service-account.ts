@@ -4,15 +4,17 @@
 // read-only at /var/run/secrets/kubernetes.io/serviceaccount from one projected `kube-api-access-<5 random>`
 // volume (a 3607 s bound token, the cluster CA from the kube-root-ca.crt ConfigMap, the namespace). A container
 // that already mounts something there keeps it; ephemeral containers are not touched (upstream). Mirror pods are
-// not modified: their agent would see a spec that differs from its file.
+// not modified (no account, no volume): their agent would see a spec that differs from its file. They may not name
+// an account, a secret or a projected token either (upstream's texts), so a static pod never runs with API
+// credentials and a node cannot reach a secret by writing a mirror pod.
 import { randomInt } from 'node:crypto';
 import { apiErrors, type KubeObject } from '@cl/apimachinery';
-import type { AdmissionPlugin } from '../admission';
+import type { AdmissionAttributes, AdmissionPlugin } from '../admission';
+import { isMirrorPod, podReferences, type PodLike } from '../pod-references';
 import type { ResourceStore } from '../resource-store';
 
 export const SERVICE_ACCOUNT_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
 export const API_ACCESS_VOLUME_PREFIX = 'kube-api-access-';
-const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
 // Upstream's SimpleNameGenerator alphabet: no vowels (no words), no look-alike characters.
 const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -36,7 +38,17 @@ interface PodSpec {
 const isPodCreate = (a: { operation: string; resource: { group: string; resource: string }; subresource: string }) =>
   a.operation === 'CREATE' && a.resource.group === '' && a.resource.resource === 'pods' && a.subresource === '';
 
-const isMirror = (o: KubeObject) => o.metadata?.annotations?.[MIRROR_ANNOTATION] !== undefined;
+/**
+ * Upstream's mirror pod rules, in its order: the pod's own account first, then any secret (over every path upstream's
+ * VisitPodSecretNames walks), then a projected token. Throws the refusal.
+ */
+function refuseMirrorPodReferences(a: AdmissionAttributes): void {
+  const refs = [...podReferences(a.object as PodLike)];
+  const refuse = (why: string) => apiErrors.forbidden(a.resource, a.name, why);
+  if (refs.some((r) => r.field === 'serviceAccountName')) throw refuse('a mirror pod may not reference service accounts');
+  if (refs.some((r) => r.kind === 'secrets')) throw refuse('a mirror pod may not reference secrets');
+  if (refs.some((r) => r.field === 'serviceAccountToken')) throw refuse('a mirror pod may not use ServiceAccountToken volume projections');
+}
 
 /** A name upstream's generator could have made: `kube-api-access-` and five characters of its alphabet. */
 export function apiAccessVolumeName(random: (n: number) => number = randomInt): string {
@@ -90,17 +102,18 @@ export function serviceAccountAdmission(serviceAccounts: ResourceStore): Admissi
     name: 'ServiceAccount',
     async mutate(a) {
       if (!isPodCreate(a) || !a.object) return;
+      // Upstream's Admit runs Validate for a mirror pod, so it is refused before any other plugin sees it.
+      if (isMirrorPod(a.object)) return refuseMirrorPodReferences(a);
       const spec = ((a.object as { spec?: PodSpec }).spec ??= {});
       spec.serviceAccountName ||= spec.serviceAccount || 'default';
-      if (isMirror(a.object)) return;
       // A missing account is validate's error; here it only means "no automount setting".
       const sa = await lookup(serviceAccounts, a.namespace, spec.serviceAccountName);
       if (shouldAutomount(spec, sa)) mountServiceAccountToken(spec);
     },
     async validate(a) {
       if (!isPodCreate(a) || !a.object) return;
-      // Mirror pods of static pods run as whatever their node says; upstream does not check them.
-      if (isMirror(a.object)) return;
+      // A mirror pod has no account to look up.
+      if (isMirrorPod(a.object)) return refuseMirrorPodReferences(a);
       const name = (a.object as { spec?: { serviceAccountName?: string } }).spec?.serviceAccountName ?? 'default';
       const found = await lookup(serviceAccounts, a.namespace, name);
       if (!found) throw apiErrors.forbidden(a.resource, a.name, `service account ${a.namespace}/${name} was not found, retry after the service account is created`);

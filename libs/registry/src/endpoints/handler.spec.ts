@@ -21,8 +21,8 @@ let port: number;
 /** The parts of a request the API server's request-info stage would give the handler. */
 function infoOf(method: string, url: string): ResourceRequest {
   const u = new URL(url, 'http://x');
-  // /api/v1/namespaces/<ns>/... or /apis/<group>/<version>/namespaces/<ns>/...
-  const parts = u.pathname.split('/');
+  // /api/v1/namespaces/<ns>/... or /apis/<group>/<version>/namespaces/<ns>/..., split as sent (never resolved).
+  const parts = url.split('?')[0].split('/').map(decodeURIComponent);
   const [apiGroup, apiVersion] = parts[1] === 'apis' ? [parts[2], parts[3]] : ['', parts[2]];
   const [, , , namespace, resource, name, subresource] = parts.slice(parts[1] === 'apis' ? 2 : 1);
   const watch = u.searchParams.get('watch') === 'true';
@@ -66,7 +66,7 @@ interface Reply {
 
 function call(method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: { ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d) => (text += d));
@@ -221,6 +221,101 @@ test('a large list listed again is the same document, and a change since shows a
   expect(Number(after.metadata.resourceVersion)).toBeGreaterThan(Number(first.metadata.resourceVersion));
   // Another selection of the same collection is its own list.
   expect((await list('?fieldSelector=metadata.name%3Dcm9')).items.map((o) => o.metadata.name)).toEqual(['cm9']);
+});
+
+describe('bodies and names a careless or hostile client sends', () => {
+  const deep = (open: string, close: string, n: number, inner = '1') => open.repeat(n) + inner + close.repeat(n);
+  const cm = (name: string, extra = '') => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"}${extra}}`;
+
+  test('a YAML body creates and replaces as JSON would; malformed YAML is a 400', async () => {
+    const yaml = { 'Content-Type': 'application/yaml' };
+    const created = await call('POST', `${base}/configmaps`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  answer: \"yes\"\n  n: \"1\"\n', yaml);
+    expect([created.status, created.body]).toEqual([201, expect.any(String)]);
+    expect(JSON.parse(created.body).data).toEqual({ answer: 'yes', false: '1' }); // YAML 1.1, as go-yaml v2: the key n is false
+    const replaced = await call('PUT', `${base}/configmaps/from-yaml`, 'kind: ConfigMap\napiVersion: v1\nmetadata: {name: from-yaml}\ndata: {a: b}\n', yaml);
+    expect(replaced.status).toBe(200);
+    expect(JSON.parse(replaced.body).data).toEqual({ a: 'b' });
+    const broken = await call('POST', `${base}/configmaps`, 'metadata:\n  name: x\n   bad: [\n', yaml);
+    expect(broken.status).toBe(400);
+    expect(JSON.parse(broken.body).message).toMatch(/^ConfigMap in version "v1" cannot be handled as a ConfigMap: error converting YAML to JSON: yaml: line \d+: /);
+  });
+
+  test('a body type no verb takes lists YAML among the accepted ones, in upstream order', async () => {
+    const r = await call('POST', `${base}/configmaps`, cm('x'), { 'Content-Type': 'text/plain' });
+    expect(r.status).toBe(415);
+    expect(JSON.parse(r.body).message).toBe('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+  });
+
+  // 1,000 levels is this server's limit (upstream's 10,000 is past what V8's JSON.stringify takes); past it every
+  // decoder answers 400 instead of overflowing the stack.
+  test.each<[string, string, string, string | undefined]>([
+    ['create, arrays', 'POST', `${base}/configmaps`, undefined],
+    ['create, objects', 'POST', `${base}/configmaps`, 'objects'],
+    ['create, YAML flow', 'POST', `${base}/configmaps`, 'yaml'],
+    ['merge patch', 'PATCH', `${base}/configmaps/nest`, 'application/merge-patch+json'],
+    ['strategic merge patch', 'PATCH', `${base}/configmaps/nest`, 'application/strategic-merge-patch+json'],
+    ['JSON patch', 'PATCH', `${base}/configmaps/nest`, 'application/json-patch+json'],
+    ['DeleteOptions', 'DELETE', `${base}/configmaps/nest`, 'delete'],
+  ])('%s nested 100,000 deep is a 400 and the object is unchanged', async (_name, method, path, form) => {
+    await call('POST', `${base}/configmaps`, cm('nest', ',"data":{"k":"v"}'));
+    const n = 100_000;
+    const body =
+      form === 'objects' ? cm('x', `,"data":${deep('{"a":', '}', n)}`)
+      : form === 'yaml' ? `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\nbinaryData: ${deep('[', ']', n)}\n`
+      : form === 'application/json-patch+json' ? `[{"op":"add","path":"/data/x","value":${deep('[', ']', n)}}]`
+      : form === 'delete' ? `{"preconditions":${deep('[', ']', n)}}`
+      : form ? `{"data":${deep('[', ']', n)}}`
+      : cm('x', `,"data":${deep('[', ']', n)}`);
+    const type = form === 'yaml' ? 'application/yaml' : form?.startsWith('application/') ? form : 'application/json';
+    const r = await call(method, path, body, { 'Content-Type': type });
+    expect([r.status, r.body]).toEqual([400, expect.stringMatching(/exceeded max depth/)]);
+    expect(JSON.parse((await call('GET', `${base}/configmaps/nest`)).body).data).toEqual({ k: 'v' });
+  });
+
+  test.each([
+    ['a create', 'POST', `${base}/configmaps`, cm('x', `,"data":${deep('[', ']', 990)}`), 'application/json'],
+    ['a merge patch', 'PATCH', `${base}/configmaps/nest`, `{"data":${deep('{"a":', '}', 990)}}`, 'application/merge-patch+json'],
+    ['a strategic merge patch', 'PATCH', `${base}/configmaps/nest`, `{"data":${deep('{"a":', '}', 990)}}`, 'application/strategic-merge-patch+json'],
+    ['a JSON patch', 'PATCH', `${base}/configmaps/nest`, `[{"op":"add","path":"/data/x","value":${deep('[', ']', 990)}}]`, 'application/json-patch+json'],
+  ])('%s 1,000 levels deep is still decoded (and refused as the wrong type), not refused for depth', async (_name, method, path, body, type) => {
+    await call('POST', `${base}/configmaps`, cm('nest', ',"data":{"k":"v"}'));
+    const r = await call(method, path, body, { 'Content-Type': type });
+    expect([r.status, JSON.parse(r.body).message]).toEqual([400, expect.stringMatching(/cannot be handled as a ConfigMap: json: cannot unmarshal/)]);
+  });
+
+  test.each([
+    ['..', `may not be '..'`],
+    ['.', `may not be '.'`],
+  ])('the name %j is refused on every verb, never resolved to another path', async (name, why) => {
+    for (const [method, body] of [['GET'], ['PUT', cm(name)], ['PATCH', '{}'], ['DELETE']] as const) {
+      const r = await call(method, `${base}/configmaps/${encodeURIComponent(name)}`.replace(/\.$/, '%2e'), body, method === 'PATCH' ? { 'Content-Type': 'application/merge-patch+json' } : {});
+      expect([method, r.status, JSON.parse(r.body).message]).toEqual([method, 400, `Name parameter invalid: "${name}": ${why}`]);
+    }
+  });
+
+  test('a PUT whose body names another object is a 400 before any read, whether or not either exists', async () => {
+    for (const url of ['missing-a', 'w1']) {
+      const r = await call('PUT', `${base}/configmaps/${url}`, cm('b'));
+      expect(r.status).toBe(400);
+      expect(JSON.parse(r.body).message).toBe(`the name of the object (b) does not match the name on the URL (${url})`);
+    }
+    const other = await call('PUT', `${base}/configmaps/b`, '{"metadata":{"name":"b","namespace":"elsewhere"}}');
+    expect(JSON.parse(other.body).message).toBe('the namespace of the object (elsewhere) does not match the namespace on the request (ns)');
+    const unnamed = await call('PUT', `${base}/configmaps/b`, '{"data":{}}');
+    expect(JSON.parse(unnamed.body).message).toBe('the name of the object (b based on URL) was undeterminable: name must be provided');
+  });
+
+  test.each([
+    ['18446744073709551616', 'value out of range'],
+    ['99999999999999999999999', 'value out of range'],
+    ['12x', 'invalid syntax'],
+  ])('a resourceVersion of %s is a 400 at once on list and watch', async (rv, why) => {
+    for (const q of [`resourceVersion=${rv}`, `watch=true&resourceVersion=${rv}`]) {
+      const r = await call('GET', `${base}/configmaps?${q}`);
+      expect(r.status).toBe(400);
+      expect(JSON.parse(r.body).message).toBe(`resourceVersion: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": ${why}`);
+    }
+  });
 });
 
 describe('view subresources', () => {

@@ -3,12 +3,12 @@
 // this stage sees the parsed request (group, version, resource, subresource, namespace, name, verb). Subresources
 // are `status`, a namespace's `finalize`, POST actions (a pod's binding) and views (scale, ephemeralcontainers).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { apiVersionOf, PROTOBUF_CONTENT_TYPE } from '@cl/api';
+import { apiVersionOf } from '@cl/api';
 import { ApiError, apiErrors, statusSuccess, type DeleteOptions, type KubeObject } from '@cl/apimachinery';
 import type { ResourceStore } from '../resource-store';
 import type { SubresourceAction } from '../strategy';
-import { mediaType, responseForm, TABLE_CONTENT_TYPE } from './negotiation';
-import { decodeBody, fieldValidation, OBJECT_TYPES, parseDryRun, readBodyOf, readPatch, respondObject, setWarnings } from './request-body';
+import { responseForm, TABLE_CONTENT_TYPE } from './negotiation';
+import { bodyFormat, decodeBody, fieldValidation, OBJECT_TYPES, parseJsonBody, parseDryRun, readBodyOf, readPatch, respondObject, setWarnings } from './request-body';
 import { ListBodyMemo, writeJoinedListBody, writeListBody } from './serialize';
 import { writeJson, writeStatus, writeText, wantsPretty } from './respond';
 import { selection, watchIndexValue } from './selection';
@@ -58,8 +58,9 @@ export class ResourceApi {
     try {
       await this.dispatch(req, res, info, user);
     } catch (e) {
-      if (e instanceof ApiError) {
-        if (!res.headersSent) writeStatus(req, res, e.status);
+      const err = e instanceof ApiError ? e : stackOverflowAsBadRequest(e);
+      if (err) {
+        if (!res.headersSent) writeStatus(req, res, err.status);
         else res.destroy();
         return;
       }
@@ -150,7 +151,8 @@ export class ResourceApi {
     const form = responseForm(req);
     const timeoutSeconds = parseNonNegative(q.get('timeoutSeconds'), 'timeoutSeconds');
     const min = this.opts.minRequestTimeoutSeconds ?? 1800;
-    const timeoutMs = timeoutSeconds ? timeoutSeconds * 1000 : (min + Math.random() * min) * 1000;
+    // 0 (--min-request-timeout=0, no timeoutSeconds) is no timeout, as upstream; a Node timer waits 2^31-1 ms at most.
+    const timeoutMs = Math.min((timeoutSeconds ? timeoutSeconds * 1000 : (min + Math.random() * min) * 1000) || Infinity, 2 ** 31 - 1);
     const bookmarks = q.get('allowWatchBookmarks') === 'true';
     const sendInitialEvents = q.get('sendInitialEvents');
     const rv = q.get('resourceVersion') ?? undefined;
@@ -185,7 +187,7 @@ export class ResourceApi {
   private async create(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
     const fv = fieldValidation(q);
     responseForm(req);
-    const { object, warnings } = decodeBody(store.def, await readBodyOf(req, OBJECT_TYPES, this.opts.readBody), fv, mediaType(req) === PROTOBUF_CONTENT_TYPE);
+    const { object, warnings } = decodeBody(store.def, await readBodyOf(req, OBJECT_TYPES, this.opts.readBody), fv, bodyFormat(req));
     const created = await store.create(ns, object, { dryRun, user });
     setWarnings(res, warnings);
     respondObject(req, res, store.strategy, 201, created, q);
@@ -194,7 +196,8 @@ export class ResourceApi {
   private async update(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, sub: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
     const fv = fieldValidation(q);
     responseForm(req);
-    const { object, warnings } = decodeBody(store.def, await readBodyOf(req, OBJECT_TYPES, this.opts.readBody), fv, mediaType(req) === PROTOBUF_CONTENT_TYPE);
+    const { object, warnings } = decodeBody(store.def, await readBodyOf(req, OBJECT_TYPES, this.opts.readBody), fv, bodyFormat(req));
+    checkName(object, name, ns);
     const apply =
       sub === 'finalize'
         ? // Only spec.finalizers of a namespace changes through /finalize.
@@ -224,12 +227,7 @@ export class ResourceApi {
   private async act(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, action: SubresourceAction, q: URLSearchParams, user: unknown) {
     responseForm(req);
     const raw = await readBodyOf(req, ['application/json', ''], this.opts.readBody);
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString('utf8') || '{}');
-    } catch (e) {
-      throw apiErrors.badRequest(`error decoding request body: ${(e as Error).message}`);
-    }
+    const body = raw.length ? parseJsonBody(raw, 'request body') : {};
     const dryRun = parseDryRun(q.getAll('dryRun'));
     const result = await action({
       namespace: ns,
@@ -247,11 +245,7 @@ export class ResourceApi {
     const raw = await this.opts.readBody(req);
     let options: DeleteOptions = {};
     if (raw.length > 0) {
-      try {
-        options = JSON.parse(raw.toString('utf8')) as DeleteOptions;
-      } catch (e) {
-        throw apiErrors.badRequest(`error decoding DeleteOptions: ${(e as Error).message}`);
-      }
+      options = parseJsonBody(raw, 'DeleteOptions') as DeleteOptions;
       if (options === null || typeof options !== 'object' || Array.isArray(options)) throw apiErrors.badRequest('DeleteOptions must be a JSON object');
     }
     const grace = q.get('gracePeriodSeconds');
@@ -288,6 +282,22 @@ function oneRowTable(store: ResourceStore, o: KubeObject, include: ReturnType<ty
   if (first) table.columnDefinitions = tableColumns(store.strategy);
   table.rows = [tableRow(store.strategy, o, include)];
   return table;
+}
+
+/** As upstream's update handler, before any store read: the body names the object the URL names (and its namespace, when it gives one). */
+function checkName(object: KubeObject, name: string, namespace: string) {
+  const m = object.metadata ?? {};
+  if (!m.name) throw apiErrors.badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`);
+  if (m.name !== name) throw apiErrors.badRequest(`the name of the object (${m.name}) does not match the name on the URL (${name})`);
+  if (namespace && m.namespace && m.namespace !== namespace) throw apiErrors.badRequest(`the namespace of the object (${m.namespace}) does not match the namespace on the request (${namespace})`);
+}
+
+/**
+ * Bodies are bounded in depth before any walk, so this should never happen; if a walk still overflows the stack on
+ * what a client sent, the client gets the decoder's 400 rather than a 500.
+ */
+function stackOverflowAsBadRequest(e: unknown): ApiError | null {
+  return e instanceof RangeError && /call stack/.test(e.message) ? apiErrors.badRequest('exceeded max depth') : null;
 }
 
 function notFoundStatus() {

@@ -3,15 +3,26 @@
 // the query parameters every write reads (fieldValidation, dryRun), and writing an object back as JSON or a Table.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { apiVersionOf, decode, decodeProtobuf, DecodeError, parseFieldValidation, patchStrategyAt, PROTOBUF_CONTENT_TYPE, type FieldValidation, type KindDefinition } from '@cl/api';
-import { ApiError, apiErrors, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError, statusFailure, type KubeObject } from '@cl/apimachinery';
+import { ApiError, apiErrors, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, nestingDepthExceeds, PatchError, statusFailure, type KubeObject } from '@cl/apimachinery';
+import { yamlToJson, YamlSyntaxError } from '@cl/config';
 import type { Strategy } from '../strategy';
 import { mediaType, responseForm, TABLE_CONTENT_TYPE } from './negotiation';
 import { writeJson, writeText, wantsPretty } from './respond';
 import { parseIncludeObject, toTable } from './table';
 
 export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
-// Bodies of create and update: JSON (no Content-Type is read as JSON), or the protobuf typed clients send.
-export const OBJECT_TYPES = ['application/json', PROTOBUF_CONTENT_TYPE, ''];
+// Bodies of create and update: JSON (no Content-Type is read as JSON), YAML, or the protobuf typed clients send;
+// listed in upstream's order, which the 415 message repeats.
+export const YAML_CONTENT_TYPE = 'application/yaml';
+export const OBJECT_TYPES = ['application/json', YAML_CONTENT_TYPE, PROTOBUF_CONTENT_TYPE, ''];
+
+export type BodyFormat = 'json' | 'yaml' | 'protobuf';
+
+/** How an object body of `req` is encoded (its media type is one of OBJECT_TYPES). */
+export function bodyFormat(req: IncomingMessage): BodyFormat {
+  const type = mediaType(req);
+  return type === PROTOBUF_CONTENT_TYPE ? 'protobuf' : type === YAML_CONTENT_TYPE ? 'yaml' : 'json';
+}
 
 /** The body of a request whose media type is one of `accepted` (415 otherwise). */
 export async function readBodyOf(req: IncomingMessage, accepted: readonly string[], readBody: (req: IncomingMessage) => Promise<Buffer>): Promise<Buffer> {
@@ -21,10 +32,11 @@ export async function readBodyOf(req: IncomingMessage, accepted: readonly string
 }
 
 /** A body as the kind `def` (a resource's, or a view's), with the warnings of fieldValidation=Warn. */
-export function decodeBody(def: KindDefinition, body: Buffer | string, fv: FieldValidation, protobuf = false): { object: KubeObject; warnings: string[] } {
+export function decodeBody(def: KindDefinition, body: Buffer | string, fv: FieldValidation, format: BodyFormat = 'json'): { object: KubeObject; warnings: string[] } {
   try {
     // A protobuf body has no unknown fields to report: it is decoded by field number, then checked as JSON.
-    const decoded = protobuf ? decode(def, JSON.stringify(decodeProtobuf(def, body as Buffer)), 'Ignore') : decode(def, body, fv);
+    const decoded =
+      format === 'protobuf' ? decode(def, JSON.stringify(decodeProtobuf(def, body as Buffer)), 'Ignore') : decode(def, format === 'yaml' ? yamlBodyAsJson(def, body) : body, fv);
     const object = decoded.object as KubeObject;
     const apiVersion = apiVersionOf(def);
     if (object.apiVersion && object.apiVersion !== apiVersion) throw apiErrors.badRequest(`the API version in the data (${object.apiVersion}) does not match the expected API version (${apiVersion})`);
@@ -36,6 +48,32 @@ export function decodeBody(def: KindDefinition, body: Buffer | string, fv: Field
   }
 }
 
+function yamlBodyAsJson(def: KindDefinition, body: Buffer | string): string {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  const cannot = (why: string) => apiErrors.badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${why}`);
+  // The YAML parser recurses: flow collections nested past the decoder's limit are refused before it sees them.
+  if (nestingDepthExceeds(text)) throw cannot('error converting YAML to JSON: yaml: exceeded max depth');
+  try {
+    return yamlToJson(text);
+  } catch (e) {
+    if (e instanceof YamlSyntaxError) throw cannot(`error converting YAML to JSON: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * A JSON body that is not a kind (a patch, DeleteOptions, an action's body). What reads it walks it recursively,
+ * so one nested past the decoder's limit is refused before it is parsed.
+ */
+export function parseJsonBody(raw: Buffer, what: string): unknown {
+  if (nestingDepthExceeds(raw)) throw apiErrors.badRequest(`error decoding ${what}: exceeded max depth`);
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (e) {
+    throw apiErrors.badRequest(`error decoding ${what}: ${(e as Error).message}`);
+  }
+}
+
 /** A patch, read from a body of one of the patch types: how it applies to an object of a kind. */
 export interface Patch {
   apply(current: unknown, def: KindDefinition, fv: FieldValidation): unknown;
@@ -44,12 +82,7 @@ export interface Patch {
 export async function readPatch(req: IncomingMessage, readBody: (req: IncomingMessage) => Promise<Buffer>): Promise<Patch> {
   const type = mediaType(req);
   const raw = await readBodyOf(req, PATCH_TYPES, readBody);
-  let patch: unknown;
-  try {
-    patch = JSON.parse(raw.toString('utf8'));
-  } catch (e) {
-    throw apiErrors.badRequest(`error decoding patch: ${(e as Error).message}`);
-  }
+  const patch = parseJsonBody(raw, 'patch');
   return {
     apply(current, def, fv) {
       try {

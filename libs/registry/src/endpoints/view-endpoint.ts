@@ -2,12 +2,11 @@
 // view; a PUT body or a patched view decoded as the view's kind, turned back into the object by the view, and
 // written through the store's normal update (admission, preconditions, conflicts), answered as the new view.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PROTOBUF_CONTENT_TYPE } from '@cl/api';
 import { apiErrors, type KubeObject } from '@cl/apimachinery';
 import type { ResourceStore } from '../resource-store';
 import type { SubresourceView } from '../strategy';
-import { mediaType, responseForm } from './negotiation';
-import { decodeBody, fieldValidation, OBJECT_TYPES, readBodyOf, readPatch, respondObject, setWarnings } from './request-body';
+import { responseForm } from './negotiation';
+import { bodyFormat, decodeBody, fieldValidation, OBJECT_TYPES, type BodyFormat, readBodyOf, readPatch, respondObject, setWarnings } from './request-body';
 
 /** A view subresource of one object, as a request names it. */
 export interface ViewTarget {
@@ -33,15 +32,15 @@ export async function serveView(req: IncomingMessage, res: ServerResponse, targe
   if (r.verb === 'get') return respondView(req, res, target, await store.get(namespace, name), r.query);
   const fv = fieldValidation(r.query);
   const warnings: string[] = [];
-  const decoded = (body: Buffer | string, protobuf = false) => {
-    const { object, warnings: w } = decodeBody(view.def, body, fv, protobuf);
+  const decoded = (body: Buffer | string, format: BodyFormat = 'json') => {
+    const { object, warnings: w } = decodeBody(view.def, body, fv, format);
     warnings.splice(0, warnings.length, ...w);
     checkIdentity(object, target);
     return object;
   };
   let apply: (current: KubeObject) => KubeObject;
   if (r.verb === 'update') {
-    const written = decoded(await readBodyOf(req, OBJECT_TYPES, r.readBody), mediaType(req) === PROTOBUF_CONTENT_TYPE);
+    const written = decoded(await readBodyOf(req, OBJECT_TYPES, r.readBody), bodyFormat(req));
     apply = (current) => view.apply(written, current);
   } else {
     const patch = await readPatch(req, r.readBody);
