@@ -67,8 +67,13 @@ export async function startApiserverProcess(extraArgs: string[] = [], opts: { di
   return proc;
 }
 
-/** A kubeconfig that verifies the server's self-signed CA; without `user`, kubectl presents no credential (anonymous). */
-export function writeKubeconfig(proc: ApiserverProcess, user: Record<string, string> = {}): string {
+/**
+ * A kubeconfig that verifies the server's self-signed CA. Without `user` the client is anonymous: kubectl prompts
+ * for a user name when a kubeconfig user has no credential at all, so the default names a basic-auth pair, which
+ * this server (as kube-apiserver 1.33) has no authenticator for: the request presents no credential it knows and
+ * is `system:anonymous`. (A placeholder bearer token would be a 401: a token nobody accepts is never anonymous.)
+ */
+export function writeKubeconfig(proc: ApiserverProcess, user: Record<string, string> = { username: 'anonymous', password: 'unused' }): string {
   const ca = Buffer.from(proc.servingCA()).toString('base64');
   const userLines = Object.entries(user).map(([k, v]) => `    ${k}: ${v}`);
   writeFileSync(

@@ -233,3 +233,96 @@ test('indexed watchers: each gets the changes of its value, across moves, withou
     indexedCache.stop();
   }
 });
+
+/**
+ * A store whose watch holds back the history it replays until `release()`, as etcd 3.4 sends a watch's history up
+ * to 100 ms after creating it: with `early`, it first answers the cache's progress request with the current
+ * revision, ahead of that history (etcd-io/etcd#15220); without, it answers none (progressOnRequest false).
+ */
+function historyLater(real: SqliteStore, early: boolean): { store: Store; release: () => void } {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const store: Store = Object.assign(Object.create(real) as Store, {
+    watch(prefix: string, opts?: WatchOptions): StoreWatch {
+      const inner = real.watch(prefix, opts);
+      const iterate = async function* () {
+        await inner.ready;
+        if (early) yield { events: [], revision: await real.currentRevision() };
+        await held;
+        yield* inner;
+      };
+      return Object.assign(iterate(), {
+        ready: inner.ready,
+        progressOnRequest: Promise.resolve(early),
+        requestProgress: () => undefined,
+        close: () => inner.close(),
+      });
+    },
+  });
+  return { store, release };
+}
+
+/** A watch's items until the object `zz` (written last), as take() shows them. */
+async function untilMarker(w: AsyncIterable<WatchCacheItem<Pod>> & { close(): void }): Promise<string[]> {
+  const out: string[] = [];
+  for await (const item of w) {
+    if (item.type !== 'BOOKMARK' && item.object.name === 'zz') break;
+    out.push(item.type === 'BOOKMARK' ? `BOOKMARK@${item.revision}` : `${item.type} ${item.object.name}:${item.object.phase}@${item.revision}`);
+  }
+  w.close();
+  return out;
+}
+
+describe.each([
+  ['answers the progress request before the history', true],
+  ['cannot answer progress requests in order (etcd before 3.4.31)', false],
+])('a restarted cache on a store that %s', (_what, early) => {
+  test('a watch from a resourceVersion before the restart gets every change after it, however early it registers', async () => {
+    const from = cache.revision;
+    const r1 = await put('a', 'Running');
+    const r2 = (await store.delete('/pods/b')).revision;
+    const r3 = await put('c', 'Pending');
+    const { store: slow, release } = historyLater(store, early);
+    const restarted = new WatchCache<Pod>(slow, '/pods/', { decode, progressIntervalMs: 100 });
+    try {
+      await restarted.start();
+      expect(restarted.list().items.map((o) => `${o.object.name}@${o.revision}`)).toEqual([`a@${r1}`, `c@${r3}`]);
+      // Registered before the history has arrived: it is given that history as it comes, then what follows.
+      const w = restarted.watch({ afterRevision: from });
+      release();
+      const r4 = await put('a', 'Succeeded');
+      await put('zz', 'marker');
+      expect(await untilMarker(w)).toEqual([`MODIFIED a:Running@${r1}`, `DELETED b:Running@${r2}`, `ADDED c:Pending@${r3}`, `MODIFIED a:Succeeded@${r4}`]);
+      // One that registers once the history is in is served from the window alike.
+      expect(await untilMarker(restarted.watch({ afterRevision: r1 }))).toEqual([`DELETED b:Running@${r2}`, `ADDED c:Pending@${r3}`, `MODIFIED a:Succeeded@${r4}`]);
+    } finally {
+      restarted.stop();
+    }
+  });
+
+  test('a watch from a resourceVersion the cache has not reached gets only the changes after it', async () => {
+    const { store: slow, release } = historyLater(store, early);
+    const restarted = new WatchCache<Pod>(slow, '/pods/', { decode, progressIntervalMs: 100 });
+    try {
+      await restarted.start();
+      const r1 = await put('a', 'Running'); // held back with the history: the cache is still before it
+      const w = restarted.watch({ afterRevision: r1 });
+      release();
+      const r2 = await put('c', 'Pending');
+      await put('zz', 'marker');
+      expect(await untilMarker(w)).toEqual([`ADDED c:Pending@${r2}`]);
+    } finally {
+      restarted.stop();
+    }
+  });
+});
+
+test('a cache on etcd before 3.4.31 says consistent reads cannot be served from it; on the embedded store they can', async () => {
+  expect(await cache.consistentReadsSupported()).toBe(true);
+  const restarted = new WatchCache<Pod>(historyLater(store, false).store, '/pods/', { decode });
+  try {
+    expect(await restarted.consistentReadsSupported()).toBe(false);
+  } finally {
+    restarted.stop();
+  }
+});

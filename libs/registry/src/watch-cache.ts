@@ -4,6 +4,13 @@
 // bounded queue, dropped when its consumer stops reading. When the store watch breaks for good (compaction
 // overtook it, it fell behind), the cache relists and ends its watchers so their clients watch again, as
 // upstream's reflector does.
+//
+// A new cache (an API server restart) also replays the store's recent history into its window, so a client
+// resumes from the resourceVersion it had instead of relisting. A watcher gets every change after its
+// resourceVersion, or a 410, never a hole: replayed changes reach the watchers already registered as well as the
+// window (a watcher may register before the history has arrived: etcd 3.4 sends it up to 100 ms after the watch is
+// created, and nothing marks its end there), and the cache's revision moves only with events and with progress
+// notifications the store vouches for (store.ts, progressOnRequest).
 import { BoundedQueue, CompactedError, type KeyValue, type Store, type StoreEvent, type StoreWatch } from '@cl/store';
 import { EventWindow, type EventWindowOptions } from './event-window';
 
@@ -120,6 +127,8 @@ const DEFAULT_HISTORY_REVISIONS = 10_000;
 export const DEFAULT_MAX_BUFFERED = 1000;
 
 interface Watcher<T> {
+  /** Changes at or below this revision are not for this watcher (its resourceVersion, or the state it was sent). */
+  after: number;
   queue: BoundedQueue<WatchCacheItem<T>>;
   filter?: (object: T) => boolean;
   timer: NodeJS.Timeout | null;
@@ -140,8 +149,10 @@ export class WatchCache<T> {
   private current = 0;
   /** The oldest revision a watch may resume after: events after it are all in the window. */
   private horizon = 0;
-  /** The revision of the last list: changes up to it come from history replay and only fill the window. */
+  /** The revision of the last list: changes up to it come from history replay and are not applied to `objects`. */
   private listedAt = 0;
+  /** Every change up to this revision has come from the store watch (history replay included). */
+  private followed = -1;
   private stopped = false;
   private readyPromise: Promise<void> | null = null;
 
@@ -182,6 +193,16 @@ export class WatchCache<T> {
     return this.objects.get(key);
   }
 
+  /**
+   * Whether the cache catches up with the store's current revision on request (the store answers progress
+   * requests it can vouch for), so that a consistent read can be served from it: upstream's ConsistentReadSupported.
+   * Where not, the cache reaches a revision only with the resource's own changes (or etcd's periodic notifications).
+   */
+  async consistentReadsSupported(): Promise<boolean> {
+    await this.start();
+    return (await this.storeWatch?.progressOnRequest) ?? true;
+  }
+
   /** Resolves once the cache has seen `revision` (NotOlderThan reads); fails as too large after `timeoutMs`. */
   waitUntilFresh(revision: number, timeoutMs = 3000): Promise<void> {
     if (revision <= this.current) return Promise.resolve();
@@ -205,7 +226,10 @@ export class WatchCache<T> {
 
   watch(opts: CacheWatchOptions<T> = {}): CacheWatch<T> {
     const limit = opts.maxBuffered ?? DEFAULT_MAX_BUFFERED;
+    const initial = opts.afterRevision === undefined || opts.afterRevision === 0;
     const watcher: Watcher<T> = {
+      // From the initial state: the changes after the revision the objects are at (none of the replayed history).
+      after: initial ? this.current : opts.afterRevision!,
       filter: opts.filter,
       timer: null,
       index: this.opts.indexOf ? opts.index : undefined,
@@ -219,7 +243,7 @@ export class WatchCache<T> {
       ),
     };
     const q = watcher.queue;
-    if (opts.afterRevision === undefined || opts.afterRevision === 0) {
+    if (initial) {
       for (const o of this.list().items) {
         // Weight 0: the initial state and the replayed window reference objects the cache holds anyway; the
         // limit is on live events a consumer leaves unread.
@@ -227,15 +251,20 @@ export class WatchCache<T> {
       }
       if (opts.initialEventsEnd) q.push({ type: 'BOOKMARK', revision: this.current, initialEventsEnd: true }, 0);
     } else {
-      const after = opts.afterRevision;
+      const after = watcher.after;
       if (after < this.horizon) {
         q.fail(new TooOldResourceVersionError(after, this.horizon));
         return q;
       }
+      // What the window holds after it now; the rest (history still to replay, or a revision the cache has not
+      // reached yet) is dispatched as it comes.
       for (const c of this.window.after(after)) this.deliver(watcher, c, 0);
     }
     if (opts.bookmarkIntervalMs && opts.bookmarkIntervalMs > 0) {
-      watcher.timer = setInterval(() => q.push({ type: 'BOOKMARK', revision: this.current }, 0), opts.bookmarkIntervalMs);
+      // Never a revision below the watch's own (upstream sends bookmarks from the watch's resourceVersion on).
+      watcher.timer = setInterval(() => {
+        if (this.current >= watcher.after) q.push({ type: 'BOOKMARK', revision: this.current }, 0);
+      }, opts.bookmarkIntervalMs);
       watcher.timer.unref();
     }
     this.addWatcher(watcher);
@@ -258,15 +287,15 @@ export class WatchCache<T> {
     if (set?.size === 0) this.indexed.delete(w.index);
   }
 
-  /** A live change to every watcher that may see it: the unindexed ones and those indexed by its new or old value. */
-  private dispatch(c: Change<T>) {
-    for (const w of this.unindexed) this.deliver(w, c);
+  /** A change to every watcher that may see it: the unindexed ones and those indexed by its new or old value. */
+  private dispatch(c: Change<T>, weight = 1) {
+    for (const w of this.unindexed) this.deliver(w, c, weight);
     if (this.indexed.size === 0) return;
     const indexOf = this.opts.indexOf!;
     const now = indexOf(c.object);
     const before = c.prevObject ? indexOf(c.prevObject) : undefined;
-    if (now !== undefined) for (const w of this.indexed.get(now) ?? []) this.deliver(w, c);
-    if (before !== undefined && before !== now) for (const w of this.indexed.get(before) ?? []) this.deliver(w, c);
+    if (now !== undefined) for (const w of this.indexed.get(now) ?? []) this.deliver(w, c, weight);
+    if (before !== undefined && before !== now) for (const w of this.indexed.get(before) ?? []) this.deliver(w, c, weight);
   }
 
   stop(): void {
@@ -289,6 +318,7 @@ export class WatchCache<T> {
     this.sortedKeys = [...this.objects.keys()].sort(compareKeys);
     this.current = revision;
     this.listedAt = revision;
+    this.followed = -1;
     this.advanced();
     // The window is filled from the store's history before the list as well (what it still keeps), so a client
     // that watched the previous incarnation of this server resumes from its resourceVersion instead of relisting.
@@ -298,13 +328,28 @@ export class WatchCache<T> {
     });
   }
 
+  /** Follows the store after `after`; history between what was followed and `after` is lost to the window. */
   private startWatch(after: number) {
-    this.horizon = after;
-    this.window.clear();
-    const watch = this.store.watch(this.prefix, { afterRevision: after, progressIntervalMs: this.opts.progressIntervalMs ?? 1000 });
+    if (after > this.followed) {
+      this.window.clear();
+      this.horizon = after;
+      this.followed = after;
+      // Those registered from before it would miss what lies between: a 410, so they relist.
+      for (const w of [...this.watchers]) if (w.after < after) w.queue.fail(new TooOldResourceVersionError(w.after, after));
+    }
+    const watch = this.store.watch(this.prefix, { afterRevision: this.followed, progressIntervalMs: this.opts.progressIntervalMs ?? 1000 });
     this.storeWatch = watch;
-    // Once established, a progress notification marks the end of the replayed history.
-    watch.ready.then(() => watch.requestProgress(), () => undefined);
+    // Once established, a progress notification marks the end of the replayed history, where the store sends it
+    // after that history. Where it cannot (etcd before 3.4.31 / 3.5.13), nothing does: the cache is ready once the
+    // watch is (its list is consistent, as upstream's cache is ready after its list), and watchers get the
+    // history in order as it arrives.
+    watch.ready.then(
+      async () => {
+        if (await (watch.progressOnRequest ?? true)) watch.requestProgress();
+        else this.caughtUp(Infinity);
+      },
+      () => undefined,
+    );
     void this.follow(watch);
   }
 
@@ -323,6 +368,8 @@ export class WatchCache<T> {
     try {
       for await (const batch of watch) {
         for (const e of batch.events) this.apply(e);
+        // A batch without events is a progress notification the store vouches for: nothing more up to it.
+        if (batch.revision > this.followed) this.followed = batch.revision;
         if (batch.revision > this.current) this.current = batch.revision;
         this.caughtUp(batch.revision);
         this.advanced();
@@ -331,7 +378,7 @@ export class WatchCache<T> {
       if (this.stopped) return this.caughtUp(Infinity);
       if (e instanceof CompactedError && this.horizon < this.listedAt && (this.window.newest() ?? 0) <= this.listedAt) {
         // Less history than asked for: keep what the list gave and follow from there (or the compacted point).
-        this.startWatch(Math.min(this.listedAt, Math.max(this.horizon, e.compactedRevision)));
+        this.startWatch(Math.max(this.followed, Math.min(this.listedAt, Math.max(this.horizon, e.compactedRevision))));
         return;
       }
       this.caughtUp(Infinity);
@@ -376,11 +423,26 @@ export class WatchCache<T> {
     this.dispatch(change);
   }
 
-  /** A change from before the list (history replay): the list already holds its result; only the window learns it. */
+  /**
+   * A change from before the list (history replay): the list already holds its result, so `objects` does not
+   * change; the window learns it, and so do the watchers from before it (weight 0, as the window's replay to a
+   * watcher that registers later).
+   */
   private remember(e: StoreEvent) {
+    const revision = e.kv.modRevision;
     const prevObject = e.prevKv ? this.opts.decode(e.prevKv) : null;
-    if (e.type === 'PUT') this.record({ type: 'PUT', key: e.kv.key, object: this.opts.decode(e.kv), prevObject, revision: e.kv.modRevision });
-    else if (prevObject) this.record({ type: 'DELETE', key: e.kv.key, object: prevObject, prevObject, revision: e.kv.modRevision });
+    let change: Change<T>;
+    if (e.type === 'PUT') change = { type: 'PUT', key: e.kv.key, object: this.opts.decode(e.kv), prevObject, revision };
+    else if (prevObject) change = { type: 'DELETE', key: e.kv.key, object: prevObject, prevObject, revision };
+    else {
+      // A deletion whose last state the store no longer has (compacted away): it cannot be told to anyone, so
+      // watches from before it are too old instead of missing it.
+      this.horizon = Math.max(this.horizon, revision);
+      for (const w of [...this.watchers]) if (w.after < revision) w.queue.fail(new TooOldResourceVersionError(w.after, revision));
+      return;
+    }
+    this.record(change);
+    this.dispatch(change, 0);
   }
 
   private record(change: Change<T>) {
@@ -390,6 +452,7 @@ export class WatchCache<T> {
 
   /** One change as one watcher sees it through its filter (upstream's cacheWatcher conversion). */
   private deliver(w: Watcher<T>, c: Change<T>, weight = 1) {
+    if (c.revision <= w.after) return;
     const item = changeAsSeen(c, w.filter);
     if (item) w.queue.push(item, weight);
   }

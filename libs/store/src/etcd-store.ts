@@ -6,7 +6,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EtcdWatch, type PbKeyValue, type WatchClient } from './etcd-watch';
+import { EtcdWatch, ordersProgressRequests, type PbKeyValue, type WatchClient } from './etcd-watch';
 import {
   CompactedError,
   ConflictError,
@@ -51,17 +51,20 @@ interface LeaseClient extends grpc.Client {
   LeaseGrant: Unary<object, { header: PbHeader; ID: string | number; TTL: string | number; error: string }>;
   LeaseRevoke: Unary<object, { header: PbHeader }>;
 }
+interface MaintenanceClient extends grpc.Client {
+  Status: Unary<object, { header: PbHeader; version: string }>;
+}
 
 const PROTO = join(__dirname, '..', 'proto', 'etcd-kv.proto');
 
 let loaded: grpc.GrpcObject | undefined;
-type Services = Record<'KV' | 'Watch' | 'Lease', grpc.ServiceClientConstructor>;
+type Services = Record<'KV' | 'Watch' | 'Lease' | 'Maintenance', grpc.ServiceClientConstructor>;
 function services(): Services {
   loaded ??= grpc.loadPackageDefinition(
     protoLoader.loadSync(PROTO, { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true }),
   );
   const pkg = loaded.etcdserverpb as grpc.GrpcObject;
-  return { KV: pkg.KV, Watch: pkg.Watch, Lease: pkg.Lease } as Services;
+  return { KV: pkg.KV, Watch: pkg.Watch, Lease: pkg.Lease, Maintenance: pkg.Maintenance } as Services;
 }
 
 const num = (v: string | number) => Number(v);
@@ -84,6 +87,11 @@ export class EtcdStore implements Store {
   private readonly watches = new Set<EtcdWatch>();
   private readonly prefix: string;
   private readonly timeoutMs: number;
+  /** Where to ask each server for its version: the shared channel, or each of several servers on its own. */
+  private readonly statusClients: () => MaintenanceClient[];
+  private progressCheck: Promise<boolean> | null = null;
+  /** Whether every server orders its answers to progress requests after the events before them (learned once). */
+  private ordered = false;
 
   constructor(opts: EtcdStoreOptions) {
     if (opts.servers.length === 0) throw new Error('at least one store server is required');
@@ -117,6 +125,12 @@ export class EtcdStore implements Store {
     const channelOverride = this.kv.getChannel();
     this.watcher = new (services().Watch)(target, creds, { ...channelOptions, channelOverride }) as unknown as WatchClient;
     this.lease = new (services().Lease)(target, creds, { ...channelOptions, channelOverride }) as unknown as LeaseClient;
+    // Several servers behind one channel: the watches may move to any of them, so each is asked (as upstream asks
+    // every endpoint); one client of its own per server, closed after the answer.
+    this.statusClients =
+      hosts.length > 1 && !opts.connectTarget
+        ? () => hosts.map((h) => new (services().Maintenance)(h, creds, channelOptions) as unknown as MaintenanceClient)
+        : () => [new (services().Maintenance)(target, creds, { ...channelOptions, channelOverride }) as unknown as MaintenanceClient];
     this.prefix = (opts.prefix ?? '/registry').replace(/\/$/, '');
     this.timeoutMs = opts.requestTimeoutMs ?? 10_000;
   }
@@ -206,6 +220,27 @@ export class EtcdStore implements Store {
     return { count: num(res.count), revision: num(res.header.revision) };
   }
 
+  /**
+   * Whether progress requests can be used on this etcd (upstream's RequestWatchProgress check: etcd 3.4.31+ or
+   * 3.5.13+ on every server). A check that fails counts as no, and the next watch asks again.
+   */
+  private progressOrdered(): Promise<boolean> {
+    this.progressCheck ??= Promise.all(
+      this.statusClients().map((client) =>
+        this.call(client.Status, {}, this.timeoutMs, undefined, client).finally(() => {
+          if (client.getChannel() !== this.kv.getChannel()) client.close();
+        }),
+      ),
+    ).then(
+      (answers) => (this.ordered = answers.every((a) => ordersProgressRequests(a.version))),
+      () => {
+        this.progressCheck = null;
+        return false;
+      },
+    );
+    return this.progressCheck;
+  }
+
   watch(prefix: string, opts: WatchOptions = {}): StoreWatch {
     // eslint-disable-next-line prefer-const -- the queue's callbacks need the watch, which needs the queue
     let watch: EtcdWatch;
@@ -214,12 +249,20 @@ export class EtcdStore implements Store {
       maxBufferedEvents: opts.maxBufferedEvents,
       progressIntervalMs: opts.progressIntervalMs,
       requestProgress: () => watch.requestProgress(),
+      progressOnRequest: this.progressOrdered(),
       release: () => {
         watch.stop();
         this.watches.delete(watch);
       },
     });
-    watch = new EtcdWatch(this.watcher, this.full(prefix), (kv) => this.toKv(kv), queue, async () => (await this.count(prefix)).revision);
+    watch = new EtcdWatch(
+      this.watcher,
+      this.full(prefix),
+      (kv) => this.toKv(kv),
+      queue,
+      async () => (await this.count(prefix)).revision,
+      () => this.ordered,
+    );
     this.watches.add(watch);
     watch.start();
     return queue;

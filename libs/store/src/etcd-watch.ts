@@ -1,6 +1,13 @@
 // One etcd watch as a resumable stream: a Watch RPC with prev_kv, restarted from the last delivered revision
 // whenever the stream breaks (etcd restarted, connection dropped), so the consumer sees every change exactly
 // once across the break. Only a compacted start revision, or an error that retrying cannot fix, ends it.
+//
+// Progress notifications are passed on only where etcd sends them after the events before them: its own periodic
+// ones (progress_notify: sent to a watcher that has caught up, on the stream of its events), and answers to a
+// progress request from a server that orders them. etcd before 3.4.31 / 3.5.13 answers a request at once, on a
+// channel of its own, with its current revision: ahead of events still queued for the stream and of all the
+// history of a watch from a past revision (sent later, by a loop that runs every 100 ms); a consumer that took
+// such an answer as "everything up to here" skipped that history (and a stream resumed after it, too).
 import * as grpc from '@grpc/grpc-js';
 import { CompactedError, prefixEnd, type KeyValue, type StoreEvent } from './store';
 import { WatchQueue } from './watch-queue';
@@ -16,6 +23,7 @@ export interface PbKeyValue {
 
 interface PbWatchResponse {
   header?: { revision: string | number };
+  watch_id: string | number;
   created: boolean;
   canceled: boolean;
   compact_revision: string | number;
@@ -31,6 +39,22 @@ export interface WatchClient extends grpc.Client {
 const RETRYABLE = new Set([grpc.status.UNAVAILABLE, grpc.status.UNKNOWN, grpc.status.INTERNAL, grpc.status.CANCELLED, grpc.status.RESOURCE_EXHAUSTED, grpc.status.DEADLINE_EXCEEDED]);
 const MIN_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 1000;
+/** The watch_id of an answer to a progress request (it is for the whole stream, not one watcher). */
+const STREAM_WIDE = -1;
+
+/**
+ * Whether an etcd server of this version answers a progress request after the events before it: fixed in 3.4.31
+ * and 3.5.13 (etcd-io/etcd#15220, #17507), the versions upstream's RequestWatchProgress check requires.
+ */
+export function ordersProgressRequests(version: string): boolean {
+  const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version.trim());
+  if (!m) return false;
+  const [major, minor, patch] = m.slice(1).map(Number);
+  if (major !== 3) return major > 3;
+  if (minor === 4) return patch >= 31;
+  if (minor === 5) return patch >= 13;
+  return minor > 5;
+}
 
 export class EtcdWatch {
   private stream: grpc.ClientDuplexStream<object, PbWatchResponse> | null = null;
@@ -45,6 +69,8 @@ export class EtcdWatch {
     private readonly toKv: (kv: PbKeyValue) => KeyValue,
     readonly queue: WatchQueue,
     private readonly currentRevision: () => Promise<number>,
+    /** Whether the server is known to order its answers to progress requests (false until known). */
+    private readonly ordersProgress: () => boolean = () => false,
   ) {}
 
   start(): void {
@@ -70,12 +96,14 @@ export class EtcdWatch {
     stream.on('data', (res: PbWatchResponse) => this.receive(res));
     stream.on('error', (err: grpc.ServiceError) => this.broken(stream, err));
     stream.on('end', () => this.broken(stream, null));
-    // etcd's start revision is inclusive.
-    stream.write({ create_request: { key: this.key, range_end: prefixEnd(this.key), start_revision: after + 1, prev_kv: true } });
+    // etcd's start revision is inclusive. progress_notify: etcd's periodic notifications to an idle watcher, as
+    // upstream's cacher asks for (every 10 minutes by default, --experimental-watch-progress-notify-interval).
+    stream.write({ create_request: { key: this.key, range_end: prefixEnd(this.key), start_revision: after + 1, prev_kv: true, progress_notify: true } });
   }
 
+  /** Asks only a server whose answer comes after the events before it; another's answer could not be used. */
   requestProgress(): void {
-    this.stream?.write({ progress_request: {} });
+    if (this.ordersProgress()) this.stream?.write({ progress_request: {} });
   }
 
   stop(): void {
@@ -102,7 +130,7 @@ export class EtcdWatch {
     }
     if (res.events.length) {
       this.queue.push(res.events.map((e) => this.toEvent(e)));
-    } else {
+    } else if (Number(res.watch_id) !== STREAM_WIDE || this.ordersProgress()) {
       this.queue.progress(Number(res.header?.revision ?? 0));
     }
   }

@@ -72,8 +72,18 @@ export interface WatchOptions {
 export interface StoreWatch extends AsyncIterable<WatchBatch> {
   /** Resolves, once the watch is established, with the revision it delivers changes after. */
   readonly ready: Promise<number>;
-  /** Ask for a progress notification as soon as everything up to the current revision is delivered. */
+  /**
+   * Ask for a progress notification as soon as everything up to the current revision is delivered. A store that
+   * cannot vouch for the order of its answer does not ask (see `progressOnRequest`).
+   */
   requestProgress(): void;
+  /**
+   * Resolves true when requestProgress() is answered, after every event up to the revision it names; false when
+   * it is not: etcd before 3.4.31 and 3.5.13 answers a progress request at once, out of band, ahead of events still
+   * queued and of the history a watch from a past revision is still to send (etcd-io/etcd#15220, #17507), so only
+   * events and etcd's own periodic notifications move such a watch on. Absent: true.
+   */
+  readonly progressOnRequest?: Promise<boolean>;
   close(): void;
 }
 

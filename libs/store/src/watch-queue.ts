@@ -12,6 +12,8 @@ export interface WatchQueueOptions {
   progressIntervalMs?: number;
   /** Ask the backend for a progress notification (it answers with `progress`). */
   requestProgress: () => void;
+  /** Whether the backend answers progress requests in order with its events (StoreWatch.progressOnRequest); default true. */
+  progressOnRequest?: Promise<boolean>;
   /** The consumer closed the watch, or it failed: release the backend's resources. */
   release: () => void;
 }
@@ -50,6 +52,10 @@ export class WatchQueue implements StoreWatch {
     return this.readiness.promise;
   }
 
+  get progressOnRequest(): Promise<boolean> {
+    return this.opts.progressOnRequest ?? Promise.resolve(true);
+  }
+
   get closed(): boolean {
     return this.queue.closed;
   }
@@ -78,8 +84,8 @@ export class WatchQueue implements StoreWatch {
   }
 
   /**
-   * Everything up to `revision` was delivered. It does not move the event watermark: etcd 3.4 can answer a
-   * progress request before an event of an older revision is on the wire, and that event must still arrive.
+   * Everything up to `revision` was delivered: a backend calls it only for a notification it can vouch for (one sent
+   * after the events before it), since a resumed stream then continues after `revision`.
    */
   progress(revision: number): void {
     if (this.closed || revision < this.resumeAfter) return;
