@@ -5,8 +5,11 @@
 //   same value size and concurrency);
 // - LIST of 5,000 config maps, time to last byte, vs a bare node:https server sending the same bytes;
 // - pods: creates per second, and the Table of 5,000 pods that `kubectl get pods` asks for vs a bare server;
-// - watch fan-out: one write delivered to 1,000 watchers, time until each has it (p50/p99 over a few writes).
-// Usage: node bench/api/run.js [--duration=2] [--rounds=4] [--watchers=1000] [--objects=5000]
+// - watch fan-out: one write delivered to 1,000 watchers, time until each has it (p50/p99 over a few writes);
+// - hostile clients: the GET load with 1,000 idle TLS connections and 50 slow-body clients vs without them, the
+//   server's RSS before, with and after them, and when the server itself ends such clients (./hostile.js).
+// Usage: node bench/api/run.js [--duration=2] [--rounds=4] [--watchers=1000] [--objects=5000] [--idle=1000]
+//   [--slow=50] [--hostile-wait=100] [--only=hostile]
 const https = require('node:https');
 const { spawn } = require('node:child_process');
 const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
@@ -14,12 +17,15 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
 const { numberArg, startApiserver, compareAlternating, waitReady, median, cpuSeconds } = require('../lib/https-load');
+const { hostileClients, formatHostile } = require('./hostile');
 
 const DURATION = numberArg('duration', 2);
 const ROUNDS = numberArg('rounds', 4);
 const WATCHERS = numberArg('watchers', 1000);
 const OBJECTS = numberArg('objects', 5000);
 const CONNECTIONS = 10;
+const ONLY = (process.argv.find((a) => a.startsWith('--only=')) ?? '').slice('--only='.length);
+const HOSTILE = { idle: numberArg('idle', 1000), slow: numberArg('slow', 50), waitSeconds: numberArg('hostile-wait', 100) };
 const DATA = { a: 'x'.repeat(200), b: 'y'.repeat(200) };
 
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
@@ -154,6 +160,13 @@ async function main() {
     const base = api.base;
     for (const ns of ['bench', 'list', 'creates', 'fan']) await request(base, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
     await request(base, 'POST', '/api/v1/namespaces/bench/configmaps', { metadata: { name: 'one' }, data: DATA });
+    const hostileRow = () => hostileClients({ base, pid: api.pid, url: `${base}/api/v1/namespaces/bench/configmaps/one`, namespace: 'bench', rounds: ROUNDS, duration: DURATION, connections: CONNECTIONS, ...HOSTILE });
+    if (ONLY === 'hostile') {
+      const hostile = await hostileRow();
+      console.log(formatHostile(hostile));
+      console.log(JSON.stringify({ bench: 'api', hostile }));
+      return;
+    }
 
     // GET vs /livez.
     const get = await compareAlternating(
@@ -239,12 +252,15 @@ async function main() {
     const fanCpu = cpuSeconds(api.pid) - cpu0;
     watchers.close();
 
+    const hostile = await hostileRow();
+
     const result = {
       get: { rps: get.sums['GET configmap'].rps, livezRps: get.sums['/livez'].rps, ratio: get.medianRatio['GET configmap'], target: 0.5 },
       create: { rps: creates, rawPutsPerSecond: puts, ratio: median(createRatios), target: 0.3 },
       list: { objects: OBJECTS, bytes, ms: listMs, rawMs, ratio: median(listRatios), pagedBy500Ms: pagedMs, target: 2 },
       pods: { createsPerSecond: podCreates, tableOf: OBJECTS, tableMs: podTableMs, rawMs: rawPodTableMs, ratio: median(podTableRatios) },
       fanout: { watchers: WATCHERS, writes: 5, p50ms: pct(delivery, 0.5), p99ms: pct(delivery, 0.99), maxMs: Math.max(...delivery), serverCpuSeconds: fanCpu, targetP99ms: 100 },
+      hostile,
     };
     console.log(`bench/api: HTTPS on 127.0.0.1, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION}s (median of per-round ratios)`);
     console.log(`GET one config map   ${result.get.rps.toFixed(0).padStart(8)} req/s   /livez ${result.get.livezRps.toFixed(0)} req/s   ratio ${result.get.ratio.toFixed(2)} (target >= 0.5)`);
@@ -252,6 +268,7 @@ async function main() {
     console.log(`LIST ${OBJECTS} objects   ${result.list.ms.toFixed(1).padStart(8)} ms      raw server ${result.list.rawMs.toFixed(1)} ms (${(bytes / 1e6).toFixed(1)} MB)   ratio ${result.list.ratio.toFixed(2)} (target <= 2); first page of 500 ${pagedMs.toFixed(1)} ms`);
     console.log(`pods                 ${podCreates.toFixed(0).padStart(8)} creates/s   Table of ${OBJECTS} pods ${podTableMs.toFixed(1)} ms vs raw server ${rawPodTableMs.toFixed(1)} ms   ratio ${result.pods.ratio.toFixed(2)}`);
     console.log(`watch fan-out        ${WATCHERS} watchers: p50 ${result.fanout.p50ms.toFixed(1)} ms  p99 ${result.fanout.p99ms.toFixed(1)} ms  max ${result.fanout.maxMs.toFixed(1)} ms (target p99 < 100 ms)`);
+    console.log(formatHostile(hostile));
     console.log(JSON.stringify({ bench: 'api', ...result }));
   } finally {
     raw?.kill();

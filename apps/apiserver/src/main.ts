@@ -150,6 +150,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     resources: (store) => {
       mounted = mountResources(store, {
         eventTtlSeconds: Math.round(cl.options.eventTtlMs / 1000),
+        minRequestTimeoutSeconds: cl.options.minRequestTimeoutSeconds,
         enableAdmissionPlugins: cl.options.enableAdmissionPlugins,
         disableAdmissionPlugins: cl.options.disableAdmissionPlugins,
         log: (l) => log.info(l),

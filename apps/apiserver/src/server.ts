@@ -1,7 +1,7 @@
-// Assembles the API server from its parts: TLS listener -> request metrics -> authentication -> authorization
-// -> handlers (health, /version, /metrics, API routes), post-start hooks after the listener is up, then the
-// in-process controllers on the loopback client, and upstream's graceful shutdown (readyz fails at once, the
-// delay, the in-process controllers stop, then stop accepting and drain).
+// Assembles the API server from its parts: TLS listener (connection timeouts) -> request deadline -> request
+// metrics -> authentication -> authorization -> handlers (health, /version, /metrics, API routes), post-start
+// hooks after the listener is up, then the in-process controllers on the loopback client, and upstream's graceful
+// shutdown (readyz fails at once, the delay, the in-process controllers stop, then stop accepting and drain).
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -35,9 +35,10 @@ import { loopbackClientConfig } from './loopback-client';
 import type { ApiserverOptions } from './options';
 import { ApiServiceRegistry, createPostStartHooks, type GroupVersion, type HookName } from './post-start-hooks';
 import { InFlightLimiter, TOO_MANY_REQUESTS_TEXT } from './max-in-flight';
+import { httpsServerTimeouts, requestDeadline, writeTimeout } from './request-timeout';
 import { requestLabels, requestMetrics, metricsRegistry } from './metrics';
 import { exactRoute, type RequestContext, type Route } from './routes';
-import { statuses, writeJson, writeStatus } from './status';
+import { statusBody, statuses, writeJson, writeStatus } from './status';
 import { versionInfo } from './version';
 import type { MountedResources } from './resources';
 
@@ -148,19 +149,53 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     attrs?: Attributes;
     /** Served by a long-running route (not counted in flight): what closes it at shutdown. */
     longRunning?: { destroy(): void };
+    /** The request's deadline (--request-timeout, ?timeout=); none for long-running requests. */
+    timer?: NodeJS.Timeout;
+    /** The max-in-flight seat, given back when the response closes or the deadline passes, whichever is first. */
+    release?: () => void;
+    /** No longer counted in flight (answered, closed, or past its deadline): the graceful shutdown stops waiting. */
+    settled?: boolean;
+    /** The response has closed (answered, or the client went away). */
+    closed?: boolean;
+    /** Answered 504 at its deadline; the steps still pending stop there. */
+    timedOut?: boolean;
   }
 
   const upgrades = new WeakMap<IncomingMessage, { socket: Duplex; head: Buffer }>();
   // Long-running streams, closed at shutdown once the listener stops accepting (as watches end with their caches).
   const streams = new Set<{ destroy(): void }>();
 
+  const settle = (r: Request) => {
+    if (r.settled) return;
+    r.settled = true;
+    if (--inFlight === 0) drained?.();
+  };
+
   const finished = (r: Request) => {
+    r.closed = true;
+    clearTimeout(r.timer);
+    r.release?.();
     if (r.longRunning) streams.delete(r.longRunning);
-    else if (--inFlight === 0) drained?.();
+    else settle(r);
     if (r.res.writableFinished) metrics.observe(requestLabels(r.method, r.info, r.pathClass), r.res.statusCode, (performance.now() - r.started) / 1000);
   };
 
+  // Past its deadline the request was answered and its seat given back; what its handler still does is its own
+  // business (upstream's post-timeout activity): a write or a failure then is only logged.
+  const timedOut = (r: Request) => {
+    r.timedOut = true;
+    r.release?.();
+    settle(r);
+    log.v(2, `request ${r.method} ${JSON.stringify(r.req.url)} timed out after ${((performance.now() - r.started) / 1000).toFixed(3)}s`);
+    writeTimeout(r.res, r.req.complete);
+  };
+
   const failed = (r: Request, e: unknown) => {
+    if (r.timedOut) {
+      log.v(2, `post-timeout activity of ${r.method} ${JSON.stringify(r.req.url)}: ${(e as Error)?.message ?? e}`);
+      if (!r.res.writableEnded) r.res.destroy();
+      return;
+    }
     log.error(`request ${r.method} ${JSON.stringify(r.req.url)} failed: ${(e as Error)?.stack ?? e}`);
     if (!r.res.headersSent) writeStatus(r.req, r.res, statuses.internal('an error on the server has prevented the request from succeeding'));
     else r.res.destroy();
@@ -183,6 +218,15 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
     }
     inFlight++;
     res.on('close', () => finished(r));
+    // The deadline runs from here, when the headers were read, as upstream's starts at the request's arrival.
+    const deadline = requestDeadline(info, req.url ?? '/', opts.requestTimeoutMs);
+    if (deadline.kind === 'invalid') {
+      log.error(`Error - ${deadline.message}: ${JSON.stringify(req.url)}`);
+      // apierrors.NewBadRequest: no details, unlike the handlers' 400s.
+      writeStatus(req, res, statusBody(400, 'BadRequest', deadline.message));
+      return;
+    }
+    if (deadline.kind === 'after') r.timer = setTimeout(timedOut, deadline.ms, r);
     try {
       const done = authenticate(r);
       if (isPromiseLike(done)) done.catch((e: unknown) => failed(r, e));
@@ -268,10 +312,13 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
   const impersonationFailed = (r: Request, e: unknown) => writeStatus(r.req, r.res, statuses.internal((e as Error)?.message ?? String(e)));
 
   const actingAs = (r: Request, user: UserInfo, authnSpan: Span | undefined): MaybePromise<unknown> => {
+    // Authentication can take long (a token webhook): a request answered or gone meanwhile takes no seat, which
+    // nothing would give back.
+    if (r.timedOut || r.closed) return;
     // --max-requests-inflight / priority and fairness sit after impersonation, before authorization (upstream's chain).
     const seat = inFlightLimit.admit(r.info, user);
     if (seat === null) return tooManyRequests(r);
-    if (seat !== 'exempt') r.res.once('close', seat);
+    if (seat !== 'exempt') r.release = seat;
     const attrs = (r.attrs = requestAttributes(r.req, user, r.info));
     if (tracing) {
       const { span, context } = tracing.startServerSpan(r.req, {
@@ -300,6 +347,7 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
   const serve = (r: Request, decision: Decision): MaybePromise<unknown> => {
     const { req, res, method, info } = r;
     const attrs = r.attrs!;
+    if (r.timedOut || r.closed) return;
     if (decision.decision !== 'Allow') {
       log.v(2, `Forbidden: ${JSON.stringify(info.path)}, Reason: ${JSON.stringify(decision.reason)}`);
       return writeStatus(req, res, forbidden(attrs, decision.reason));
@@ -323,7 +371,8 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
       // An upgraded stream leaves its response object behind: its socket is what closes it.
       r.longRunning = upgrade?.socket ?? res;
       streams.add(r.longRunning);
-      if (--inFlight === 0) drained?.();
+      clearTimeout(r.timer);
+      settle(r);
     }
     const ctx: RequestContext = { req, res, user: attrs.user, info, path, ...(upgrade ? { upgrade } : {}) };
     return route.handle(ctx);
@@ -331,15 +380,36 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
 
   const tls = await servingCertificate(opts, log);
   const server: Server = createHttpsServer(
-    // Header limit as Go's http.Server (1 MiB), so a large bearer token is judged by authentication (401), not refused as a bad request.
-    { cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2', maxHeaderSize: 1 << 20 },
+    {
+      cert: tls.cert,
+      key: tls.key,
+      requestCert: true,
+      rejectUnauthorized: false,
+      minVersion: 'TLSv1.2',
+      // Header limit as Go's http.Server (1 MiB), so a large bearer token is judged by authentication (401), not refused as a bad request.
+      maxHeaderSize: 1 << 20,
+      // kube-apiserver's ReadHeaderTimeout and IdleTimeout (./request-timeout).
+      ...httpsServerTimeouts({ readHeaderMs: opts.readHeaderTimeoutMs, idleMs: opts.idleConnectionTimeoutMs }),
+    },
     handle,
   );
-  server.keepAliveTimeout = 65_000;
   serveUpgrades(server, handle, upgrades);
   server.on('tlsClientError', (err) => log.v(4, `TLS handshake error: ${err.message}`));
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  // Node's https server reports TLS failures (a handshake that timed out or failed) here too, on a socket that can
+  // carry no HTTP answer, and headers that did not arrive in time, which Go's server closes without an answer: only
+  // a request the HTTP parser refused gets its 400.
+  const answeredUnreadable = new WeakSet<object>();
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // The parser reports again for every later chunk of a request it refused: the first answer stands.
+    if (answeredUnreadable.has(socket)) return;
+    if (!err.code?.startsWith('HPE_') || !socket.writable) return socket.destroy();
+    answeredUnreadable.add(socket);
+    // A request line and headers over the 1 MiB limit (a 2 MB URL) is Go's 431, anything else it cannot parse a 400.
+    // The client may still be sending what was refused: the rest is read and dropped for a moment after the answer,
+    // since closing a socket with unread input resets it and the reset can destroy the answer before it is read.
+    socket.on('data', () => undefined).resume();
+    socket.end(goErrorResponse(err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request'));
+    setTimeout(() => socket.destroy(), 500).unref();
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -444,6 +514,11 @@ function serveUpgrades(server: Server, handle: (req: IncomingMessage, res: Serve
     upgrades.set(req, { socket, head });
     handle(req, res);
   });
+}
+
+/** The plain-text answer Go's server writes for a request it could not read, before closing the connection. */
+function goErrorResponse(status: string): string {
+  return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`;
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {
