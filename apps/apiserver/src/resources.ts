@@ -5,11 +5,11 @@
 import { createHash } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import { requestInfo } from '@cl/auth';
-import { apiVersionOf, openApiV3, openApiV2, type KindDefinition, type SubresourceDocument } from '@cl/api';
-import { builtinKinds, builtinResources, csrAdmission, ResourceApi, writeJson, type Admission, type ResourceStore } from '@cl/registry';
+import { apiVersionOf, openApiV3, openApiV2, openApiV2Protobuf, OPENAPI_V2_PROTOBUF, type KindDefinition, type SubresourceDocument } from '@cl/api';
+import { builtinKinds, builtinResources, csrAdmission, ResourceApi, type Admission, type BuiltinKind, type ResourceStore } from '@cl/registry';
 import { LeaseManager, type Store } from '@cl/store';
 import { buildAdmission, enabledAdmissionPlugins } from './admission';
-import type { DiscoveryGroup } from './authn';
+import { storageVersionHash, type DiscoveryGroup } from './authn/discovery';
 import { metricsRegistry } from './metrics';
 import { readBody, exactRoute, type Route } from './routes';
 
@@ -18,6 +18,8 @@ export interface ResourceOptions {
   enableAdmissionPlugins: readonly string[];
   disableAdmissionPlugins: readonly string[];
   log: (line: string) => void;
+  /** --min-request-timeout: watches without timeoutSeconds end between this and twice this (0: never); 1800 when absent. */
+  minRequestTimeoutSeconds?: number;
   /** A store's admission with store-specific checks added (the RBAC escalation check on the RBAC resources). */
   storeAdmission?: (store: ResourceStore, chain: Admission) => Admission;
   /** Whether a user may do a verb on a resource name (CSR `approve`/`sign` on `signers`); unchecked when absent. */
@@ -68,9 +70,16 @@ function servedSubresource(def: KindDefinition, name: string, views: readonly Su
   return { kind: view.kind.kind, ...(foreign ? { group: view.kind.group, version: view.kind.version } : {}), verbs: ['get', 'patch', 'update'] };
 }
 
+/** The storage version of each served kind: its own, or the kind it is kept as (events.k8s.io/v1 events as core v1). */
+function storageVersionOf(def: KindDefinition, builtins: readonly BuiltinKind[]): [group: string, version: string, kind: string] {
+  const sv = builtins.find((b) => b.def === def)?.storage?.storageVersion ?? def;
+  return [sv.group, sv.version, sv.kind];
+}
+
 /** Discovery groups for the served kinds: the core group first, then the named groups in order of appearance. */
 export function kindDiscoveryGroups(kinds: readonly KindDefinition[]): { core: DiscoveryGroup; groups: DiscoveryGroup[] } {
   const views = viewSubresources();
+  const builtins = builtinKinds({ eventTtlSeconds: 3600 });
   const byGroup = new Map<string, DiscoveryGroup>();
   for (const def of kinds) {
     let g = byGroup.get(def.group);
@@ -89,6 +98,7 @@ export function kindDiscoveryGroups(kinds: readonly KindDefinition[]): { core: D
         const served = servedSubresource(def, s, views);
         return served ? [{ name: s, ...served }] : [];
       }),
+      storageVersionHash: storageVersionHash(...storageVersionOf(def, builtins)),
     });
   }
   const core = byGroup.get('') ?? { name: '', versions: [{ version: 'v1', resources: [] }] };
@@ -107,10 +117,13 @@ export function openApiRoutes(kinds: readonly KindDefinition[]): Route[] {
     docs.set(path, { body, hash: createHash('sha512').update(body).digest('hex').slice(0, 128).toUpperCase() });
   }
   const index = JSON.stringify({ paths: Object.fromEntries([...docs].map(([path, d]) => [path, { serverRelativeURL: `/openapi/v3/${path}?hash=${d.hash}` }])) });
-  const v2 = JSON.stringify(openApiV2([...kinds], views));
-  const send = (res: import('node:http').ServerResponse, body: string, etag?: string) => {
+  const v2Doc = openApiV2([...kinds], views);
+  const v2 = JSON.stringify(v2Doc);
+  // Encoded on first use (about 0.1 s for the built-in kinds): only client-go's OpenAPISchema() asks for it.
+  let v2Protobuf: Buffer | undefined;
+  const send = (res: import('node:http').ServerResponse, body: string | Buffer, etag?: string, type = 'application/json') => {
     res.statusCode = 200;
-    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('Content-Type', type);
     if (etag) res.setHeader('Etag', `"${etag}"`);
     res.setHeader('Content-Length', Buffer.byteLength(body));
     res.end(body);
@@ -127,15 +140,52 @@ export function openApiRoutes(kinds: readonly KindDefinition[]): Route[] {
   }
   routes.push(
     exactRoute('/openapi/v2', ({ req, res }) => {
-      const accept = String(req.headers.accept ?? '');
-      // kubectl asks for the protobuf form first; only JSON is served (kubectl uses /openapi/v3 anyway).
-      if (accept && !/application\/json|\*\/\*/.test(accept)) {
-        return writeJson(req, res, 406, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'only application/json is served for /openapi/v2', reason: 'NotAcceptable', code: 406 });
+      res.setHeader('Vary', 'Accept');
+      const form = openApiV2Form(String(req.headers.accept || '*/*'));
+      // As kube-openapi's handler: an Accept it serves nothing for is a bare 406.
+      if (!form) {
+        res.statusCode = 406;
+        res.end();
+        return;
       }
-      send(res, v2);
+      if (form === 'application/json') send(res, v2);
+      else send(res, (v2Protobuf ??= openApiV2Protobuf(v2Doc)), undefined, form);
     }, ['GET', 'HEAD']),
   );
   return routes;
+}
+
+const PROTOBUF_V2 = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+/**
+ * kube-openapi's media types for /openapi/v2, each with the Content-Type it answers with: the protobuf type
+ * clients ask for (with an `@`, which Go's mime parser refuses in a response) is answered under its dotted name.
+ */
+const OPENAPI_V2_TYPES: [accepted: string, answered: string][] = [
+  ['application/json', 'application/json'],
+  [OPENAPI_V2_PROTOBUF, PROTOBUF_V2],
+  [PROTOBUF_V2, PROTOBUF_V2],
+];
+
+/** The Content-Type to answer an Accept with, as kube-openapi picks it: the first clause by quality that a type matches. */
+export function openApiV2Form(accept: string): string | null {
+  const clauses = accept
+    .split(',')
+    .map((part, i) => {
+      const [range, ...params] = part.split(';').map((p) => p.trim());
+      const q = params.find((p) => p.startsWith('q='));
+      return { range: range.toLowerCase(), q: q ? Number(q.slice(2)) : 1, i };
+    })
+    .filter((c) => c.range && c.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const { range } of clauses) {
+    const [type, subtype] = range.split('/');
+    const hit = OPENAPI_V2_TYPES.find(([t]) => {
+      const [tt, ts] = t.split('/');
+      return (type === tt || type === '*') && (subtype === ts || subtype === '*');
+    });
+    if (hit) return hit[1];
+  }
+  return null;
 }
 
 export interface MountedResources {
@@ -166,6 +216,7 @@ export function mountResources(store: Store, opts: ResourceOptions): MountedReso
   opts.log(`Loaded ${admission.names.length} admission plugin(s): ${admission.names.join(',')}`);
   const api = new ResourceApi(stores, {
     readBody: (req) => readBody(req),
+    minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds,
     onWatch: (l, delta) => longRunning.inc({ component: 'apiserver', group: l.group, resource: l.resource, scope: l.scope, subresource: '', verb: 'WATCH', version: l.version }, delta),
   });
   storageObjects.reset();

@@ -17,6 +17,13 @@ try {
     k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
   );
   say({ step: 'patch', data: patched.data });
+  // Server-side apply: the applier owns what it applied; the merge patch's field stays its writer's.
+  const applied = await core.patchNamespacedConfigMap(
+    { name: 'typed', namespace, fieldManager: 'client-node', force: true, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typed' }, data: { a: '1', c: '3' } } },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.ServerSideApply),
+  );
+  const appliers = applied.metadata.managedFields.filter((m) => m.operation === 'Apply');
+  say({ step: 'apply', data: applied.data, appliers: appliers.map((m) => ({ manager: m.manager, fields: m.fieldsV1 })) });
   const list = await core.listNamespacedConfigMap({ namespace });
   say({ step: 'list', kind: list.kind, names: list.items.map((i) => i.metadata.name) });
   await core.deleteNamespacedConfigMap({ name: 'typed', namespace });

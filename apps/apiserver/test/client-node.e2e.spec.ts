@@ -1,5 +1,5 @@
 // @kubernetes/client-node as a real client of the resource API, on both store backends: typed create, patch,
-// list, delete and read, then an informer (list, then watch) that sees every change, including changes made
+// server-side apply, list, delete and read, then an informer (list, then watch) that sees every change, including changes made
 // after the API server was restarted under it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -57,6 +57,7 @@ describe.each(storeBackends)('@kubernetes/client-node on %s', (_name, backend) =
     expect(lines.filter((l) => l.step)).toEqual([
       { step: 'create', name: 'typed', rv: expect.stringMatching(/^\d+$/), data: { a: '1' } },
       { step: 'patch', data: { a: '1', b: '2' } },
+      { step: 'apply', data: { a: '1', b: '2', c: '3' }, appliers: [{ manager: 'client-node', fields: { 'f:data': { 'f:a': {}, 'f:c': {} } } }] },
       { step: 'list', kind: 'ConfigMapList', names: ['kube-root-ca.crt', 'typed'] },
       { step: 'read-after-delete', code: 404, reason: 'NotFound' },
     ]);

@@ -1,10 +1,11 @@
 // The resource API through kubectl 1.33 against the built binary, on both store backends: discovery,
 // explain, create/get/apply/label/annotate/patch/replace/delete, watches, conflicts and field errors, printed
-// exactly as kubectl prints them for kube-apiserver.
+// exactly as kubectl prints them for kube-apiserver; metadata-only answers over raw HTTPS.
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { waitFor, KUBECTL } from '@cl/testing';
 import { httpsGet, kubectlHelpers, startApiserverProcess, storeBackends, type ApiserverProcess } from './harness';
+import { serverSideApplyTests } from './server-side-apply';
 
 jest.setTimeout(300_000);
 
@@ -59,6 +60,25 @@ describe.each(storeBackends)('kubectl 1.33 against the resource API on %s', (_na
     const out = ok('explain', 'configmap.data');
     expect(out).toMatch(/KIND:\s+ConfigMap/);
     expect(out).toMatch(/FIELD:\s+data <map\[string\]string>/);
+  });
+
+  test('explain --output=plaintext-openapiv2 reads /openapi/v2 in its protobuf form, as kubectl falls back to it', () => {
+    const out = ok('explain', 'pods.spec.containers', '--output=plaintext-openapiv2');
+    expect(out).toMatch(/^KIND:\s+Pod\nVERSION:\s+v1\n/);
+    expect(out).toMatch(/RESOURCE: containers <\[\]Object>/);
+    expect(out).toMatch(/FIELDS:\n\s+args\s+<\[\]string>/);
+  });
+
+  test('discovery gives each stored resource its storageVersionHash, the legacy documents only', async () => {
+    const hashes = (list: { resources: { name: string; storageVersionHash?: string }[] }) => Object.fromEntries(list.resources.map((r) => [r.name, r.storageVersionHash]));
+    const core = hashes(JSON.parse(ok('get', '--raw', '/api/v1')));
+    // The values kube-apiserver 1.33 lists; subresources have none.
+    expect(core).toMatchObject({ pods: 'xPOwRZ+Yhw8=', configmaps: 'qFsyl6wFWjQ=', namespaces: 'Q3oi5N2YM8M=', events: 'r2yiGXH7wu8=', 'pods/status': undefined });
+    expect(hashes(JSON.parse(ok('get', '--raw', '/apis/apps/v1'))).deployments).toBe('8aSe+NMegvE=');
+    // events.k8s.io/v1 events are stored as core v1 events.
+    expect(hashes(JSON.parse(ok('get', '--raw', '/apis/events.k8s.io/v1'))).events).toBe('r2yiGXH7wu8=');
+    const aggregated = await httpsGet(api, '/api', { headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } });
+    expect(aggregated.body).not.toContain('storageVersionHash');
   });
 
   test('create -f of a multi-document file, then get in every output form', async () => {
@@ -180,6 +200,42 @@ stringData:
     expect(JSON.parse(ok('get', 'cm', 'replaced', '-o', 'json')).data.v).toBe('2');
   });
 
+  test('replace with resourceVersion "0" is an unconditional update', () => {
+    ok('create', 'cm', 'zero', '--from-literal=v=1');
+    ok('patch', 'cm', 'zero', '-p', '{"data":{"v":"2"}}');
+    const manifest = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'zero', namespace: 'default', resourceVersion: '0' }, data: { v: '3' } };
+    expect(ok('replace', '-f', file('zero.json', JSON.stringify(manifest)))).toBe('configmap/zero replaced\n');
+    expect(JSON.parse(ok('get', 'cm', 'zero', '-o', 'json')).data).toEqual({ v: '3' });
+  });
+
+  test('a patch of the wrong shape is refused with upstream\'s message and changes nothing', () => {
+    ok('create', 'cm', 'shaped', '--from-literal=v=1');
+    const smp = k('patch', 'cm', 'shaped', '-p', '{"metadata":{"labels":"invalid"}}');
+    expect(smp.stderr).toBe('The request is invalid: patch: Invalid value: "map[metadata:map[labels:invalid]]": cannot restore map from string\n');
+    const merge = k('patch', 'cm', 'shaped', '--type=merge', '-p', '{"metadata":{"labels":"invalid"}}');
+    expect(merge.stderr).toMatch(/^The request is invalid: patch: Invalid value: ".*": json: cannot unmarshal string into Go struct field \S+\.metadata\.labels of type map\[string\]string\n$/);
+    expect(JSON.parse(ok('get', 'cm', 'shaped', '-o', 'json')).metadata.labels).toBeUndefined();
+  });
+
+  test('metadata-only get, list and watch (client-go\'s metadata client), in v1 and v1beta1', async () => {
+    ok('create', 'cm', 'meta-only', '--from-literal=secret=value');
+    const accept = (as: string, v: string) => `application/vnd.kubernetes.protobuf;as=${as};g=meta.k8s.io;v=${v},application/json;as=${as};g=meta.k8s.io;v=${v},application/json`;
+    for (const v of ['v1', 'v1beta1']) {
+      const got = await httpsGet(api, '/api/v1/namespaces/default/configmaps/meta-only', { headers: { Accept: accept('PartialObjectMetadata', v) } });
+      expect(JSON.parse(got.body)).toEqual({ kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${v}`, metadata: expect.objectContaining({ name: 'meta-only', uid: expect.any(String) }) });
+      const list = JSON.parse((await httpsGet(api, '/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dmeta-only', { headers: { Accept: accept('PartialObjectMetadataList', v) } })).body);
+      expect(list).toEqual({
+        kind: 'PartialObjectMetadataList',
+        apiVersion: `meta.k8s.io/${v}`,
+        metadata: { resourceVersion: expect.any(String) },
+        items: [{ kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${v}`, metadata: expect.objectContaining({ name: 'meta-only' }) }],
+      });
+    }
+    const watch = await httpsGet(api, '/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0&timeoutSeconds=1&fieldSelector=metadata.name%3Dmeta-only', { headers: { Accept: accept('PartialObjectMetadata', 'v1') } });
+    expect(watch.body).not.toContain('value');
+    expect(JSON.parse(watch.body.trim())).toEqual({ type: 'ADDED', object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: expect.objectContaining({ name: 'meta-only' }) } });
+  });
+
   test('bad objects get their field errors; unknown fields are refused by strict validation', () => {
     const badName = k('create', 'cm', 'Bad_Name');
     expect(badName.status).toBe(1);
@@ -271,5 +327,10 @@ stringData:
     expect(metrics).toMatch(/apiserver_request_total\{code="201",component="apiserver",dry_run="",group="coordination.k8s.io",resource="leases",scope="namespace",subresource="",verb="POST",version="v1"\} 1/);
     expect(metrics).toMatch(/apiserver_storage_objects\{resource="namespaces"\} \d+/);
     expect(metrics).toContain('# TYPE apiserver_longrunning_requests gauge');
+  });
+
+  describe('field management and server-side apply', () => {
+    beforeAll(() => void ok('create', 'ns', 'field-owners'));
+    serverSideApplyTests(() => api, 'field-owners');
   });
 });

@@ -17,7 +17,11 @@ export interface Decoded<T> {
 
 /** A body the kind cannot take; the API answers 400 BadRequest with this message. */
 export class DecodeError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** What the decoder refused, without the kind's prefix (`json: cannot unmarshal ...`). */
+    readonly detail: string = message,
+  ) {
     super(message);
     this.name = 'DecodeError';
   }
@@ -32,7 +36,7 @@ export function parseFieldValidation(value: string | null | undefined): FieldVal
 
 export function decode<S extends TObject>(def: KindDefinition<S>, body: string | Buffer, fieldValidation: FieldValidation = 'Warn'): Decoded<Static<S>> {
   const text = typeof body === 'string' ? body : body.toString('utf8');
-  const cannot = (why: string) => new DecodeError(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${why}`);
+  const cannot = (why: string) => new DecodeError(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${why}`, why);
   // Everything after the parse walks the value recursively; upstream's decoder refuses such depths as a syntax error.
   if (nestingDepthExceeds(text)) throw cannot('exceeded max depth');
   let value: unknown;

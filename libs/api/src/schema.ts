@@ -87,8 +87,8 @@ export const objectMeta = object(
     annotations: pb(12, stringMap('Map of string keys and values for tools and extensions.')),
     ownerReferences: pb(13, mergeList(ownerReference, 'uid', 'Objects this object depends on; the garbage collector deletes it when they are gone.')),
     finalizers: pb(14, setList(Type.String(), 'Conditions that must be cleared before the object is removed.')),
-    // No field number: server-side apply's field ownership is not kept, so a protobuf body's entries are skipped.
-    managedFields: atomicList(anyJson(), 'Field ownership of server-side apply; accepted and not kept by this server.'),
+    // No field number: a protobuf body's entries are skipped (the field manager then keeps the live ones).
+    managedFields: atomicList(anyJson(), 'Which manager owns which fields (server-side apply), kept by the server; sent back on update only to change them.'),
   },
   { description: 'Standard object metadata.' },
 );
@@ -102,7 +102,8 @@ export const labelSelector = object(
       atomicList(object({ key: pb(1, required(str())), operator: pb(2, required(str('In, NotIn, Exists or DoesNotExist.'))), values: pb(3, atomicList(Type.String())) }), 'Requirements on labels.'),
     ),
   },
-  { description: 'A label query over a set of objects; an empty selector matches everything.' },
+  // Atomic, as upstream's +structType=atomic: a selector is owned and replaced whole by server-side apply.
+  { description: 'A label query over a set of objects; an empty selector matches everything.', 'x-kubernetes-map-type': 'atomic' },
 );
 
 export const listMeta = object({

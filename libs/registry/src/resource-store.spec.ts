@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError, type KubeObject } from '@cl/apimachinery';
 import { LeaseManager, SqliteStore, type Store, type StoreWatch, type WatchOptions } from '@cl/store';
-import { builtinResources, namespaceLifecycle, admissionChain, type ResourceStore } from './index';
+import { builtinResources, namespaceLifecycle, admissionChain, ResourceStore as ResourceStoreClass, type ResourceStore } from './index';
 
 const dir = mkdtempSync(join(tmpdir(), 'cl-resource-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -70,6 +70,49 @@ test('update: a stale resourceVersion conflicts, none is unconditional, identity
   // Writing the same object again is not a write: no new revision.
   const { object: d } = await cms.update('default', 'a', (cur) => cur!);
   expect(d.metadata!.resourceVersion).toBe(c.metadata!.resourceVersion);
+});
+
+// A PUT body's resourceVersion: "0" and none are the same to upstream's versioner (0), an unconditional update where
+// the kind allows one; any other value is a precondition.
+test.each([
+  ['absent', undefined, { data: { v: '2' } }],
+  ['"0"', '0', { data: { v: '2' } }],
+  ['stale', 'stale', '409 Conflict: Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again'],
+  ['current', 'current', { data: { v: '2' } }],
+])('update with a resourceVersion %s', async (_name, rv, want) => {
+  const a = await cms.create('default', cm('a', { v: '1' }));
+  await cms.update('default', 'a', (cur) => ({ ...cur!, data: { v: '1.5' } }));
+  const current = (await cms.get('default', 'a')).metadata!.resourceVersion;
+  const resourceVersion = rv === 'stale' ? a.metadata!.resourceVersion : rv === 'current' ? current : rv;
+  const put = cms.update('default', 'a', () => ({ metadata: { name: 'a', resourceVersion }, data: { v: '2' } }));
+  if (typeof want === 'string') return expect(await failure(put)).toBe(want);
+  const { object } = await put;
+  expect(object).toMatchObject(want);
+  expect(Number(object.metadata!.resourceVersion)).toBeGreaterThan(Number(current));
+});
+
+test('a kind that allows no unconditional update refuses a PUT without a resourceVersion as upstream; "0" creates where a PUT may create', async () => {
+  const strict = new ResourceStoreClass(cms.def, store, { ...cms.strategy, allowUnconditionalUpdate: false, allowCreateOnUpdate: true });
+  await strict.start();
+  try {
+    const { object: made, created } = await strict.update('default', 'strict', () => ({ metadata: { name: 'strict', resourceVersion: '0' }, data: {} }));
+    expect(created).toBe(true);
+    for (const resourceVersion of [undefined, '0']) {
+      expect(await failure(strict.update('default', 'strict', () => ({ metadata: { name: 'strict', resourceVersion }, data: { v: '1' } })))).toBe(
+        '422 Invalid: configmaps "strict" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+      );
+    }
+    const { object } = await strict.update('default', 'strict', () => ({ metadata: { name: 'strict', resourceVersion: made.metadata!.resourceVersion }, data: { v: '1' } }));
+    expect(object.data).toEqual({ v: '1' });
+  } finally {
+    strict.stop();
+  }
+});
+
+test('a create with resourceVersion "0" is a create; any other resourceVersion is refused', async () => {
+  const made = await cms.create('default', { metadata: { name: 'zero', resourceVersion: '0' } });
+  expect(made.metadata!.resourceVersion).not.toBe('0');
+  expect(await failure(cms.create('default', { metadata: { name: 'seven', resourceVersion: '7' } }))).toBe('400 BadRequest: resourceVersion should not be set on objects to be created');
 });
 
 test('finalizers keep a deleted object with a deletionTimestamp; removing the last one removes it', async () => {

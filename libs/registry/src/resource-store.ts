@@ -14,6 +14,7 @@ import {
   isValidPathSegmentName,
   metaTime,
   FieldPath,
+  GoLiteral,
   type DeleteOptions,
   type FieldError,
   type GroupResource,
@@ -28,6 +29,7 @@ import type { Strategy } from './strategy';
 import type { Admission, Operation } from './admission';
 import { validateMetadata, validateMetadataUpdate } from './validate-metadata';
 import { jsonEqual } from '@cl/apimachinery';
+import { FieldManager } from '@cl/field-manager';
 
 export interface ListOptions {
   /** Objects pass when this holds (label and field selectors, compiled by the caller). */
@@ -63,14 +65,20 @@ export interface WriteOptions {
   subresource?: string;
   /** Who asks, for admission plugins. */
   user?: unknown;
-  /** PATCH never creates, even where a PUT may (allowCreateOnUpdate). */
+  /** PATCH never creates, even where a PUT may (allowCreateOnUpdate); an apply always may (true). */
   allowCreate?: boolean;
+  /** Who the write's fields are recorded for in metadata.managedFields ('' when nobody says). */
+  fieldManager?: string;
+  /** The object's managedFields were decided by a server-side apply already: not recorded again as an update. */
+  applied?: boolean;
 }
 
 /** A kind kept in another kind's storage (events.k8s.io/v1 events are stored as core/v1 events), converted both ways. */
 export interface StorageConversion {
   /** The resource whose keys hold the objects (`events`). */
   resource: string;
+  /** The kind stored (core v1 Event), which discovery's storageVersionHash names. */
+  storageVersion: { group: string; version: string; kind: string };
   /** The stored object (apiVersion and kind of the storage version) as this kind. */
   fromStored(stored: KubeObject): KubeObject;
   /** This kind as the stored object, with the storage version's apiVersion and kind. */
@@ -89,6 +97,8 @@ export interface ResourceStoreOptions {
    * `--watch-cache-sizes` resource#0, its default for events).
    */
   watchCache?: boolean;
+  /** false: writes record no metadata.managedFields (only the bench turns it off, to measure what it costs). */
+  fieldManagement?: boolean;
 }
 
 /** A read at a revision the store (or the cache) has not reached: upstream's 504 "Too large resource version". */
@@ -110,6 +120,7 @@ export class ResourceStore {
   private counted = 0;
   private counting: Promise<void> | null = null;
   private readonly storeWatches = new Set<CacheWatch<KubeObject>>();
+  private fieldManagerOfKind: FieldManager | null = null;
 
   constructor(
     readonly def: KindDefinition,
@@ -127,6 +138,25 @@ export class ResourceStore {
             log: opts.log,
             indexOf: strategy.watchIndexField ? strategy.fields?.[strategy.watchIndexField] : undefined,
           });
+  }
+
+  /** The kind's field manager (built on first use), or null where field management is off. */
+  get fieldManager(): FieldManager | null {
+    if (this.opts.fieldManagement === false) return null;
+    // A kind with a status subresource: its main resource's writes own no status, its status writes no spec
+    // (upstream's reset fields; the strategies reset those fields on such writes anyway).
+    const ignoredFields = this.def.subresources.includes('status') ? { '': ['status'], status: ['spec'] } : undefined;
+    return (this.fieldManagerOfKind ??= new FieldManager({ schema: this.def.schema, apiVersion: this.apiVersion, ignoredFields }));
+  }
+
+  /** Records the write's fields in `object`'s managedFields (not for an apply, which decided them itself). */
+  private manageFields(current: KubeObject | null, object: KubeObject, opts: WriteOptions) {
+    const fm = this.fieldManager;
+    if (!fm) {
+      delete object.metadata?.managedFields;
+      return;
+    }
+    if (!opts.applied) fm.update(current as Record<string, unknown> | null, object as Record<string, unknown>, { manager: opts.fieldManager ?? '', subresource: opts.subresource ?? '' });
   }
 
   /** The resource's watch cache, for in-process readers of a cached resource (a programming error to ask otherwise). */
@@ -344,14 +374,14 @@ export class ResourceStore {
       if (meta.namespace && meta.namespace !== namespace) throw apiErrors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
       meta.namespace = namespace;
     }
-    if (meta.resourceVersion) throw apiErrors.badRequest('resourceVersion should not be set on objects to be created');
+    if (meta.resourceVersion && meta.resourceVersion !== '0') throw apiErrors.badRequest('resourceVersion should not be set on objects to be created');
+    delete meta.resourceVersion;
     const generated = !meta.name && !!meta.generateName;
     if (generated) meta.name = generateName(meta.generateName!);
     meta.uid = randomUUID();
     meta.creationTimestamp = metaTime();
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
-    delete meta.managedFields;
     delete meta.selfLink;
     object.apiVersion = this.apiVersion;
     object.kind = this.def.kind;
@@ -359,6 +389,7 @@ export class ResourceStore {
     this.strategy.prepareForCreate?.(object);
     this.check([...validateMetadata(meta, this.def.namespaced, this.strategy), ...(this.strategy.validate?.(object) ?? [])], object);
     await this.opts.admission?.validate(this.attributes('CREATE', object, null, opts));
+    this.manageFields(null, object, opts);
     if (opts.dryRun) return object;
     const ttl = this.strategy.ttlSeconds?.(object);
     const lease = ttl && this.opts.leases ? await this.opts.leases.leaseFor(ttl) : undefined;
@@ -394,8 +425,10 @@ export class ResourceStore {
       const state = cached ?? (reads++, await this.readState(key));
       cached = undefined;
       if (!state) {
-        if (!this.strategy.allowCreateOnUpdate || opts.allowCreate === false || opts.subresource) throw apiErrors.notFound(this.gr, name);
+        if ((!this.strategy.allowCreateOnUpdate && opts.allowCreate !== true) || opts.allowCreate === false || opts.subresource) throw apiErrors.notFound(this.gr, name);
         const fresh = apply(null);
+        // "0" is no resourceVersion, on a create too (upstream's versioner parses it as 0).
+        if (fresh.metadata?.resourceVersion === '0') delete fresh.metadata.resourceVersion;
         if (fresh.metadata?.name !== name) throw apiErrors.badRequest(`the name of the object (${fresh.metadata?.name ?? ''}) does not match the name on the URL (${name})`);
         return { object: await this.create(namespace, fresh, opts), created: true };
       }
@@ -403,7 +436,12 @@ export class ResourceStore {
       const current = fromCache ? clone(state.object) : state.object;
       const object = apply(clone(current));
       const meta: ObjectMeta = (object.metadata ??= {});
-      const requested = meta.resourceVersion;
+      // "0" reads as no resourceVersion (upstream's versioner parses both as 0): an unconditional update where the
+      // kind allows one (AllowUnconditionalUpdate), else upstream's 422.
+      const requested = meta.resourceVersion === '0' ? undefined : meta.resourceVersion;
+      if (!requested && this.strategy.allowUnconditionalUpdate === false) {
+        throw apiErrors.invalid(this.def.group, this.def.plural, name, [fieldErrors.invalid('metadata.resourceVersion', new GoLiteral('0x0'), 'must be specified for an update')]);
+      }
       if (requested && requested !== current.metadata!.resourceVersion) {
         if (fromCache) continue;
         throw apiErrors.modified(this.gr, name);
@@ -415,6 +453,8 @@ export class ResourceStore {
         throw apiErrors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${current.metadata!.uid}`);
       }
       this.keepServerFields(object, current);
+      // An apply's managedFields are its result: kept through the strategies' metadata resets (status writes).
+      const applied = opts.applied ? meta.managedFields : undefined;
       await this.opts.admission?.mutate(this.attributes('UPDATE', object, current, opts));
       // An update without a resourceVersion is unconditional: it applies to the state just read.
       meta.resourceVersion = current.metadata!.resourceVersion;
@@ -435,6 +475,8 @@ export class ResourceStore {
       }
       this.check(errs, object);
       await this.opts.admission?.validate(this.attributes('UPDATE', object, current, opts));
+      if (applied) object.metadata!.managedFields = applied;
+      this.manageFields(current, object, opts);
       // A write that changes nothing is not written (no new revision, no watch event), as upstream; only a state
       // read from the store can show that (the cache's copy may be behind a change this would undo).
       if (jsonEqual(object, current)) {
@@ -488,7 +530,6 @@ export class ResourceStore {
     if (old.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
     else delete meta.deletionGracePeriodSeconds;
     if (old.generation !== undefined) meta.generation = old.generation;
-    delete meta.managedFields;
     delete meta.selfLink;
   }
 

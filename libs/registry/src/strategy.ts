@@ -77,6 +77,11 @@ export interface Strategy<T extends KubeObject = KubeObject> {
   watchIndexField?: string;
   /** Whether a PUT of a missing object creates it (upstream's AllowCreateOnUpdate). */
   allowCreateOnUpdate?: boolean;
+  /**
+   * Whether a PUT without a resourceVersion (or "0") overwrites the current state (upstream's
+   * AllowUnconditionalUpdate); true when absent, as every built-in kind upstream. false: such a PUT is a 422.
+   */
+  allowUnconditionalUpdate?: boolean;
   /** Objects of this kind expire (events: `--event-ttl`); seconds, or undefined to keep them. */
   ttlSeconds?(object: T): number | undefined;
   /**

@@ -118,6 +118,17 @@ const examples: Array<[string, string, string | RegExp]> = [
     const gates = new FeatureGate({ NodeSwap: { stage: 'BETA', default: true } });
     gates.setFromMap(r.values['feature-gates']);
     console.log(r.values['sync-frequency'], gates.enabled('NodeSwap'), r.errors.length);`, '120000 false 1\n'],
+  ['@cl/field-manager', `
+    const { FieldManager, ApplyConflictError } = require('@cl/field-manager');
+    const schema = { type: 'object', properties: { metadata: { type: 'object', properties: {} }, data: { type: 'object', patternProperties: { '^(.*)$': { type: 'string' } } } } };
+    const fm = new FieldManager({ schema, apiVersion: 'v1' });
+    const created = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { key: 'a' } };
+    fm.update(null, created, { manager: 'kubectl-create' });
+    try {
+      fm.apply(created, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { key: 'b' } }, { manager: 'flux' }, false);
+    } catch (e) {
+      if (e instanceof ApplyConflictError) console.log(e.message);
+    }`, 'Apply failed with 1 conflict: conflict with "kubectl-create" using v1: .data.key\n'],
   ['@cl/healthz', `
     const http = require('node:http');
     const { HealthChecks, pingCheck, BootStep } = require('@cl/healthz');

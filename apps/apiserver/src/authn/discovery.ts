@@ -1,6 +1,7 @@
 // API discovery documents for the groups this server serves: the legacy forms (/api APIVersions, /apis
 // APIGroupList, /apis/<g> APIGroup, /apis/<g>/<v> and /api/v1 APIResourceList) and the aggregated
 // apidiscovery.k8s.io/v2 lists kubectl 1.33 asks for first (Accept: ...;as=APIGroupDiscoveryList).
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { exactRoute, type RequestContext, type Route } from '../routes';
 import { writeJson } from '../status';
@@ -18,6 +19,16 @@ export interface DiscoveryResource {
    * kind when it is not the resource's (deployments/scale answers with autoscaling/v1 Scale).
    */
   subresources?: { name: string; kind: string; group?: string; version?: string; verbs: string[] }[];
+  /**
+   * For stored resources: which storage version their objects are kept in (upstream lists it in the legacy
+   * APIResourceList only; clients such as the storage version migrator compare it across restarts).
+   */
+  storageVersionHash?: string;
+}
+
+/** Upstream's StorageVersionHash: base64 of the first 8 bytes of the SHA-256 of `<group>/<version>/<kind>` (core: `/v1/Pod`). */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
 }
 
 export interface DiscoveryGroup {
@@ -83,8 +94,9 @@ function apiGroup(g: DiscoveryGroup) {
 function resourceList(g: DiscoveryGroup, version: { version: string; resources: DiscoveryResource[] }) {
   // The legacy list names subresources as resources of their own (`namespaces/status`).
   const resources = version.resources.flatMap((r) => {
-    const { subresources, ...main } = r;
-    const entry = { ...main, shortNames: main.shortNames?.length ? main.shortNames : undefined, categories: main.categories?.length ? main.categories : undefined };
+    const { subresources, storageVersionHash: hash, ...main } = r;
+    // Upstream's field order: storageVersionHash after categories; subresources have none.
+    const entry = { ...main, shortNames: main.shortNames?.length ? main.shortNames : undefined, categories: main.categories?.length ? main.categories : undefined, storageVersionHash: hash };
     return [
       entry,
       ...(subresources ?? []).map((sr) => ({ name: `${r.name}/${sr.name}`, singularName: '', namespaced: r.namespaced, ...(sr.group !== undefined ? { group: sr.group, version: sr.version } : {}), kind: sr.kind, verbs: sr.verbs })),

@@ -151,14 +151,63 @@ test('lists and gets as a Table when kubectl asks for one; includeObject picks w
   expect(none.rows).toEqual([{ cells: ['w1', 0, expect.any(String)] }]);
 });
 
+// client-go's metadata client lists with as=PartialObjectMetadataList and gets and watches with as=PartialObjectMetadata,
+// each after the protobuf form cl does not serve.
+const partialAccept = (as: string, v = 'v1') => `application/vnd.kubernetes.protobuf;as=${as};g=meta.k8s.io;v=${v},application/json;as=${as};g=meta.k8s.io;v=${v},application/json`;
+
+test.each([
+  ['get as PartialObjectMetadata', `${base}/configmaps/w1`, partialAccept('PartialObjectMetadata'), 200, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: expect.objectContaining({ name: 'w1', namespace: 'ns', uid: expect.any(String) }) }],
+  ['get as v1beta1', `${base}/configmaps/w1`, partialAccept('PartialObjectMetadata', 'v1beta1'), 200, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1beta1', metadata: expect.objectContaining({ name: 'w1' }) }],
+  ['list as PartialObjectMetadataList', `${base}/configmaps?fieldSelector=metadata.name%3Dw1`, partialAccept('PartialObjectMetadataList'), 200, {
+    kind: 'PartialObjectMetadataList',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: { resourceVersion: expect.stringMatching(/^\d+$/) },
+    items: [{ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: expect.objectContaining({ name: 'w1' }) }],
+  }],
+  ['a page of a list keeps its continue token', `${base}/configmaps?limit=1`, partialAccept('PartialObjectMetadataList', 'v1beta1'), 200, expect.objectContaining({ apiVersion: 'meta.k8s.io/v1beta1', metadata: { resourceVersion: expect.any(String), continue: expect.any(String) }, items: [expect.objectContaining({ kind: 'PartialObjectMetadata' })] })],
+  ['an object as a list is 406', `${base}/configmaps/w1`, 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1', 406, expect.objectContaining({ reason: 'NotAcceptable', message: 'you requested PartialObjectMetadataList, but the requested object is not a list (*core.ConfigMap)' })],
+  ['a list as an object is 406', `${base}/configmaps`, 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1', 406, expect.objectContaining({ reason: 'NotAcceptable', message: 'you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)' })],
+  ['a missing object is still 404', `${base}/configmaps/none`, partialAccept('PartialObjectMetadata'), 404, expect.objectContaining({ reason: 'NotFound' })],
+  ['another meta.k8s.io version is not served', `${base}/configmaps/w1`, 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v2', 406, expect.objectContaining({ reason: 'NotAcceptable' })],
+])('metadata only: %s', async (_name, path, accept, code, body) => {
+  const r = await call('GET', path, undefined, { Accept: accept });
+  expect(r.status).toBe(code);
+  expect(r.headers['content-type']).toBe('application/json');
+  expect(JSON.parse(r.body)).toEqual(body);
+});
+
+test('a watch as PartialObjectMetadata: every event and bookmark carries metadata only', async () => {
+  const r = await call('GET', `${base}/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dw1`, undefined, { Accept: partialAccept('PartialObjectMetadata') });
+  const events = lines(r.body);
+  expect(events[0]).toEqual({ type: 'ADDED', object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: expect.objectContaining({ name: 'w1' }) } });
+  expect(events.length).toBeGreaterThan(1);
+  for (const e of events.slice(1)) expect(e).toEqual({ type: 'BOOKMARK', object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: expect.any(String) } } });
+});
+
 test('content negotiation: a protobuf-only Accept is 406, an unknown patch type 415', async () => {
   const r = await call('GET', `${base}/configmaps/w1`, undefined, { Accept: 'application/vnd.kubernetes.protobuf' });
   expect(r.status).toBe(406);
   const p = await call('PATCH', `${base}/configmaps/w1`, '{}', { 'Content-Type': 'text/plain' });
   expect(p.status).toBe(415);
   expect(JSON.parse(p.body).message).toBe(
-    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
+    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
   );
+});
+
+test.each([
+  ['strategic merge', 'application/strategic-merge-patch+json', 'patch: Invalid value: "map[metadata:map[labels:invalid]]": cannot restore map from string'],
+  ['merge', 'application/merge-patch+json', expect.stringMatching(/^patch: Invalid value: "\{.*\\"labels\\":\\"invalid\\".*\}": json: cannot unmarshal string into Go struct field ConfigMap\.metadata\.labels of type map\[string\]string$/)],
+])('a %s patch of the wrong shape is upstream\'s 422 on the field patch, and changes nothing', async (_name, type, cause) => {
+  const before = JSON.parse((await call('GET', `${base}/configmaps/w1`)).body);
+  const r = await call('PATCH', `${base}/configmaps/w1`, '{"metadata":{"labels":"invalid"}}', { 'Content-Type': type });
+  expect(r.status).toBe(422);
+  const status = JSON.parse(r.body);
+  expect(status).toMatchObject({ kind: 'Status', reason: 'Invalid', code: 422, details: { causes: [{ reason: 'FieldValueInvalid', field: 'patch', message: expect.any(String) }] } });
+  // No kind and no name, as upstream's (kubectl prints "The request is invalid: ..." for it).
+  expect(status.message.startsWith(' "" is invalid: ')).toBe(true);
+  expect(status.message.slice(' "" is invalid: '.length)).toEqual(cause);
+  expect(`patch: ${status.details.causes[0].message}`).toEqual(cause);
+  expect(JSON.parse((await call('GET', `${base}/configmaps/w1`)).body).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
 });
 
 test('a protobuf body (as typed clients send) creates the same object as JSON would', async () => {
@@ -229,7 +278,7 @@ describe('bodies and names a careless or hostile client sends', () => {
 
   test('a YAML body creates and replaces as JSON would; malformed YAML is a 400', async () => {
     const yaml = { 'Content-Type': 'application/yaml' };
-    const created = await call('POST', `${base}/configmaps`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  answer: \"yes\"\n  n: \"1\"\n', yaml);
+    const created = await call('POST', `${base}/configmaps`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  answer: "yes"\n  n: "1"\n', yaml);
     expect([created.status, created.body]).toEqual([201, expect.any(String)]);
     expect(JSON.parse(created.body).data).toEqual({ answer: 'yes', false: '1' }); // YAML 1.1, as go-yaml v2: the key n is false
     const replaced = await call('PUT', `${base}/configmaps/from-yaml`, 'kind: ConfigMap\napiVersion: v1\nmetadata: {name: from-yaml}\ndata: {a: b}\n', yaml);
@@ -280,7 +329,11 @@ describe('bodies and names a careless or hostile client sends', () => {
   ])('%s 1,000 levels deep is still decoded (and refused as the wrong type), not refused for depth', async (_name, method, path, body, type) => {
     await call('POST', `${base}/configmaps`, cm('nest', ',"data":{"k":"v"}'));
     const r = await call(method, path, body, { 'Content-Type': type });
-    expect([r.status, JSON.parse(r.body).message]).toEqual([400, expect.stringMatching(/cannot be handled as a ConfigMap: json: cannot unmarshal/)]);
+    // A merge or strategic merge patch of the wrong shape is upstream's 422 on the field `patch`.
+    const wrongPatch = type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json';
+    expect([r.status, JSON.parse(r.body).message]).toEqual(
+      wrongPatch ? [422, expect.stringMatching(/^ "" is invalid: patch: Invalid value: .*(unrecognized type: string|json: cannot unmarshal)/)] : [400, expect.stringMatching(/cannot be handled as a ConfigMap: json: cannot unmarshal/)],
+    );
   });
 
   test.each([

@@ -7,14 +7,16 @@ import { apiVersionOf } from '@cl/api';
 import { ApiError, apiErrors, statusSuccess, type DeleteOptions, type KubeObject } from '@cl/apimachinery';
 import type { ResourceStore } from '../resource-store';
 import type { SubresourceAction } from '../strategy';
-import { responseForm, TABLE_CONTENT_TYPE } from './negotiation';
-import { bodyFormat, decodeBody, fieldValidation, OBJECT_TYPES, parseJsonBody, parseDryRun, readBodyOf, readPatch, respondObject, setWarnings } from './request-body';
+import { mediaType, negotiate, responseForm, TABLE_CONTENT_TYPE } from './negotiation';
+import { notAnObject, partialListJson, partialObject } from './partial-metadata';
+import { bodyFormat, decodeBody, fieldValidation, OBJECT_TYPES, parseJsonBody, parseDryRun, PATCH_TYPES, readBodyOf, readPatch, respondObject, setWarnings } from './request-body';
 import { ListBodyMemo, writeJoinedListBody, writeListBody } from './serialize';
 import { writeJson, writeStatus, writeText, wantsPretty } from './respond';
 import { selection, watchIndexValue } from './selection';
 import { parseIncludeObject, tableJson, tableRow, tableColumns, toTable } from './table';
 import { serveView } from './view-endpoint';
 import { streamWatch } from './watch-stream';
+import { APPLY_PATCH_TYPE, applyConfiguration, parseApplyBody, parseForce, writeManager } from './write-manager';
 
 export interface ResourceRequest {
   verb: string;
@@ -118,7 +120,7 @@ export class ResourceApi {
   }
 
   private async list(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, q: URLSearchParams) {
-    const form = responseForm(req);
+    const { form, metaVersion } = negotiate(req);
     const limit = parseNonNegative(q.get('limit'), 'limit');
     const result = await store.list(ns, {
       filter: selection(store.strategy, q.get('labelSelector'), q.get('fieldSelector')),
@@ -134,6 +136,11 @@ export class ResourceApi {
     }
     const def = store.def;
     const metadata = { resourceVersion: result.resourceVersion, ...(result.continue ? { continue: result.continue } : {}) };
+    if (form === 'partial') throw notAnObject(def);
+    if (form === 'partial-list') {
+      if (wantsPretty(req)) return writeJson(req, res, 200, { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${metaVersion}`, metadata, items: result.items.map((o) => partialObject(o, metaVersion)) });
+      return writeText(res, 200, partialListJson(result.items, metadata, metaVersion));
+    }
     if (wantsPretty(req)) {
       return writeJson(req, res, 200, { kind: def.listKind, apiVersion: apiVersionOf(def), metadata, items: result.items.map((o) => ({ ...o, apiVersion: undefined, kind: undefined })) });
     }
@@ -148,7 +155,7 @@ export class ResourceApi {
   }
 
   private async watch(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, q: URLSearchParams, info: ResourceRequest) {
-    const form = responseForm(req);
+    const { form, metaVersion } = negotiate(req);
     const timeoutSeconds = parseNonNegative(q.get('timeoutSeconds'), 'timeoutSeconds');
     const min = this.opts.minRequestTimeoutSeconds ?? 1800;
     // 0 (--min-request-timeout=0, no timeoutSeconds) is no timeout, as upstream; a Node timer waits 2^31-1 ms at most.
@@ -179,6 +186,9 @@ export class ResourceApi {
       apiVersion: apiVersionOf(store.def),
       kind: store.def.kind,
       asTable: form === 'table' ? (o, first) => oneRowTable(store, o, include, first) : undefined,
+      // As upstream, each event's object is transformed on its own: PartialObjectMetadata fits an event;
+      // PartialObjectMetadataList does not, and upstream then sends the object unchanged.
+      asPartial: form === 'partial' ? metaVersion : undefined,
       onEnd: () => this.opts.onWatch?.(labels, -1),
       finalBookmark: bookmarks ? () => watch.revision ?? store.cache.revision : undefined,
     });
@@ -187,8 +197,9 @@ export class ResourceApi {
   private async create(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
     const fv = fieldValidation(q);
     responseForm(req);
+    const fieldManager = writeManager(req, q, 'CreateOptions');
     const { object, warnings } = decodeBody(store.def, await readBodyOf(req, OBJECT_TYPES, this.opts.readBody), fv, bodyFormat(req));
-    const created = await store.create(ns, object, { dryRun, user });
+    const created = await store.create(ns, object, { dryRun, user, fieldManager });
     setWarnings(res, warnings);
     respondObject(req, res, store.strategy, 201, created, q);
   }
@@ -196,6 +207,7 @@ export class ResourceApi {
   private async update(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, sub: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
     const fv = fieldValidation(q);
     responseForm(req);
+    const fieldManager = writeManager(req, q, 'UpdateOptions');
     const { object, warnings } = decodeBody(store.def, await readBodyOf(req, OBJECT_TYPES, this.opts.readBody), fv, bodyFormat(req));
     checkName(object, name, ns);
     const apply =
@@ -203,7 +215,7 @@ export class ResourceApi {
         ? // Only spec.finalizers of a namespace changes through /finalize.
           (current: KubeObject | null) => ({ ...current!, metadata: { ...current!.metadata, resourceVersion: object.metadata?.resourceVersion ?? current!.metadata?.resourceVersion }, spec: { ...(current!.spec as object), finalizers: (object.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [] } })
         : () => object;
-    const { object: updated, created } = await store.update(ns, name, apply, { dryRun, user, subresource: sub });
+    const { object: updated, created } = await store.update(ns, name, apply, { dryRun, user, subresource: sub, fieldManager });
     setWarnings(res, warnings);
     respondObject(req, res, store.strategy, created ? 201 : 200, updated, q);
   }
@@ -211,6 +223,8 @@ export class ResourceApi {
   private async patch(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, sub: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
     const fv = fieldValidation(q);
     responseForm(req);
+    if (mediaType(req) === APPLY_PATCH_TYPE) return this.applyPatch(req, res, store, ns, name, sub, q, dryRun, user);
+    const fieldManager = writeManager(req, q, 'PatchOptions');
     const patch = await readPatch(req, this.opts.readBody);
     const warnings: string[] = [];
     const apply = (current: KubeObject | null): KubeObject => {
@@ -219,9 +233,35 @@ export class ResourceApi {
       warnings.push(...decoded.warnings);
       return decoded.object;
     };
-    const { object } = await store.update(ns, name, apply, { dryRun, user, subresource: sub, allowCreate: false });
+    const { object } = await store.update(ns, name, apply, { dryRun, user, subresource: sub, allowCreate: false, fieldManager });
     setWarnings(res, warnings);
     respondObject(req, res, store.strategy, 200, object, q);
+  }
+
+  /**
+   * A server-side apply: the configuration merged into the object by its field manager (conflicts refused unless
+   * forced), the result decoded as the kind (defaults, unknown fields) and written as any update; an object that
+   * does not exist is created from it (201), even for kinds whose PUT may not create.
+   */
+  private async applyPatch(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, sub: string, q: URLSearchParams, dryRun: boolean, user: unknown) {
+    const fv = fieldValidation(q);
+    const fieldManager = writeManager(req, q, 'PatchOptions', true);
+    const force = parseForce(q);
+    const config = parseApplyBody(store.def, await this.opts.readBody(req));
+    const fm = store.fieldManager;
+    if (!fm) throw apiErrors.unsupportedMediaType(PATCH_TYPES.filter((t) => t !== APPLY_PATCH_TYPE));
+    const warnings: string[] = [];
+    const apply = (current: KubeObject | null): KubeObject => {
+      const merged = applyConfiguration(fm, current, config, fieldManager, sub, force);
+      const managedFields = merged.metadata?.managedFields;
+      const decoded = decodeBody(store.def, JSON.stringify(merged), fv);
+      warnings.splice(0, warnings.length, ...decoded.warnings);
+      if (managedFields) (decoded.object.metadata ??= {}).managedFields = managedFields;
+      return decoded.object;
+    };
+    const { object, created } = await store.update(ns, name, apply, { dryRun, user, subresource: sub, allowCreate: true, fieldManager, applied: true });
+    setWarnings(res, warnings);
+    respondObject(req, res, store.strategy, created ? 201 : 200, object, q);
   }
 
   private async act(req: IncomingMessage, res: ServerResponse, store: ResourceStore, ns: string, name: string, action: SubresourceAction, q: URLSearchParams, user: unknown) {
@@ -229,13 +269,14 @@ export class ResourceApi {
     const raw = await readBodyOf(req, ['application/json', ''], this.opts.readBody);
     const body = raw.length ? parseJsonBody(raw, 'request body') : {};
     const dryRun = parseDryRun(q.getAll('dryRun'));
+    const fieldManager = writeManager(req, q, 'CreateOptions');
     const result = await action({
       namespace: ns,
       name,
       body,
       dryRun,
       user,
-      update: async (apply, subresource) => (await store.update(ns, name, (cur) => apply(cur!), { dryRun, user, subresource, allowCreate: false })).object,
+      update: async (apply, subresource) => (await store.update(ns, name, (cur) => apply(cur!), { dryRun, user, subresource, allowCreate: false, fieldManager })).object,
       delete: (options) => store.delete(ns, name, options, { dryRun, user }),
     });
     writeJson(req, res, result.code, result.body);

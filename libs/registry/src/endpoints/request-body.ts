@@ -2,15 +2,17 @@
 // kind (JSON or protobuf; unknown fields as fieldValidation says), applying a patch of any of the three types,
 // the query parameters every write reads (fieldValidation, dryRun), and writing an object back as JSON or a Table.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { apiVersionOf, decode, decodeProtobuf, DecodeError, parseFieldValidation, patchStrategyAt, PROTOBUF_CONTENT_TYPE, type FieldValidation, type KindDefinition } from '@cl/api';
-import { ApiError, apiErrors, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, nestingDepthExceeds, PatchError, statusFailure, type KubeObject } from '@cl/apimachinery';
+import { apiVersionOf, decode, decodeProtobuf, DecodeError, goPrint, parseFieldValidation, patchShapeError, patchStrategyAt, PROTOBUF_CONTENT_TYPE, type FieldValidation, type KindDefinition } from '@cl/api';
+import { ApiError, apiErrors, fieldErrors, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, nestingDepthExceeds, PatchError, statusFailure, type KubeObject } from '@cl/apimachinery';
 import { yamlToJson, YamlSyntaxError } from '@cl/config';
 import type { Strategy } from '../strategy';
-import { mediaType, responseForm, TABLE_CONTENT_TYPE } from './negotiation';
+import { mediaType, negotiate, TABLE_CONTENT_TYPE } from './negotiation';
+import { notAList, partialObject } from './partial-metadata';
 import { writeJson, writeText, wantsPretty } from './respond';
 import { parseIncludeObject, toTable } from './table';
 
-export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+// In upstream's order, which the 415 message repeats; the apply patch is served apart (write-manager.ts).
+export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 // Bodies of create and update: JSON (no Content-Type is read as JSON), YAML, or the protobuf typed clients send;
 // listed in upstream's order, which the 415 message repeats.
 export const YAML_CONTENT_TYPE = 'application/yaml';
@@ -83,25 +85,52 @@ export async function readPatch(req: IncomingMessage, readBody: (req: IncomingMe
   const type = mediaType(req);
   const raw = await readBodyOf(req, PATCH_TYPES, readBody);
   const patch = parseJsonBody(raw, 'patch');
+  // Whether the patch holds a value of the wrong type for its field: the same for every attempt of the update.
+  let shape: string | null | undefined;
   return {
     apply(current, def, fv) {
+      let patched: unknown;
       try {
         if (type === 'application/json-patch+json') return applyJsonPatch(current, patch, { fieldValidation: fv });
-        if (type === 'application/merge-patch+json') return applyMergePatch(current, patch, { fieldValidation: fv });
-        return applyStrategicMergePatch(current, patch, (path) => patchStrategyAt(def, path));
+        if (type === 'application/merge-patch+json') patched = applyMergePatch(current, patch, { fieldValidation: fv });
+        else patched = applyStrategicMergePatch(current, patch, (path) => patchStrategyAt(def, path));
       } catch (e) {
         if (e instanceof PatchError) throw new ApiError(statusFailure(e.code, e.reason, e.statusMessage));
         throw e;
       }
+      shape ??= patchShapeError(def, patch);
+      if (shape) throw wrongShape(type, def, patch, patched, shape);
+      return patched;
     },
   };
 }
 
+/**
+ * A patch whose result the kind cannot hold, as upstream's patch handler refuses it: a 422 on the field `patch`
+ * whose value is the patch as Go prints the map (strategic merge: the converter's message) or the patched object's
+ * JSON (merge patch: the JSON decoder's message).
+ */
+function wrongShape(type: string, def: KindDefinition, patch: unknown, patched: unknown, converterMessage: string): ApiError {
+  const invalid = (value: string, why: string) => apiErrors.invalid('', '', '', [fieldErrors.invalid('patch', value, why)]);
+  if (type !== 'application/merge-patch+json') return invalid(goPrint(patch), converterMessage);
+  const json = JSON.stringify(patched);
+  try {
+    decode(def, json, 'Ignore');
+  } catch (e) {
+    if (e instanceof DecodeError) return invalid(json, e.detail);
+    throw e;
+  }
+  return invalid(json, converterMessage);
+}
+
 /** An object as JSON, or as a one-row Table of `strategy`'s columns when the client asks for one. */
 export function respondObject(req: IncomingMessage, res: ServerResponse, strategy: Pick<Strategy, 'table'>, code: number, object: KubeObject, q: URLSearchParams) {
-  if (responseForm(req) === 'table') {
+  const { form, metaVersion } = negotiate(req);
+  if (form === 'table') {
     return writeJson(req, res, code, toTable(strategy, [object], object.metadata?.resourceVersion, parseIncludeObject(q.get('includeObject'))), TABLE_CONTENT_TYPE);
   }
+  if (form === 'partial-list') throw notAList(object);
+  if (form === 'partial') return writeJson(req, res, code, partialObject(object, metaVersion));
   if (wantsPretty(req)) return writeJson(req, res, code, object);
   writeText(res, code, JSON.stringify(object) + '\n');
 }

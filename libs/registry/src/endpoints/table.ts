@@ -3,6 +3,7 @@
 // whole object (includeObject=Object) or nothing (None), since kubectl reads labels and namespaces from it.
 import { apiErrors, type KubeObject, type Table, type TableColumnDefinition, type TableRow } from '@cl/apimachinery';
 import type { Strategy } from '../strategy';
+import { partialObject, partialObjectJson } from './partial-metadata';
 
 export type IncludeObject = 'Metadata' | 'Object' | 'None';
 
@@ -36,7 +37,7 @@ export function tableColumns(strategy: Strategy): TableColumnDefinition[] {
 function rowObject(o: KubeObject, include: IncludeObject): unknown {
   if (include === 'None') return undefined;
   if (include === 'Object') return o;
-  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
+  return partialObject(o);
 }
 
 export function tableRow(strategy: Strategy, o: KubeObject, include: IncludeObject, now = Date.now()): TableRow {
@@ -60,18 +61,11 @@ export function toTable(strategy: Strategy, objects: readonly KubeObject[], reso
   return withColumns ? { kind: table.kind, apiVersion: table.apiVersion, metadata: table.metadata, columnDefinitions: table.columnDefinitions, rows: table.rows } : table;
 }
 
-const partialJson = new WeakMap<object, string>();
-
-/** A row's object as JSON; PartialObjectMetadata is the same bytes for every request until the object changes, so it is kept. */
+/** A row's object as JSON (PartialObjectMetadata's bytes are kept per object). */
 function rowObjectJson(o: KubeObject, include: IncludeObject): string | undefined {
   if (include === 'None') return undefined;
   if (include === 'Object') return JSON.stringify(o);
-  let s = partialJson.get(o);
-  if (s === undefined) {
-    s = JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata });
-    partialJson.set(o, s);
-  }
-  return s;
+  return partialObjectJson(o);
 }
 
 /** The Table of a list as JSON text: the same document as toTable, with each row's cached object bytes spliced in. */

@@ -5,7 +5,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { apiErrors, type KubeObject } from '@cl/apimachinery';
 import type { ResourceStore } from '../resource-store';
 import type { SubresourceView } from '../strategy';
-import { responseForm } from './negotiation';
+import { merge } from '@cl/field-manager';
+import { mediaType, responseForm } from './negotiation';
+import { APPLY_PATCH_TYPE, applyConfiguration, parseApplyBody, parseForce, writeManager } from './write-manager';
 import { bodyFormat, decodeBody, fieldValidation, OBJECT_TYPES, type BodyFormat, readBodyOf, readPatch, respondObject, setWarnings } from './request-body';
 
 /** A view subresource of one object, as a request names it. */
@@ -39,14 +41,31 @@ export async function serveView(req: IncomingMessage, res: ServerResponse, targe
     return object;
   };
   let apply: (current: KubeObject) => KubeObject;
+  let applied = false;
+  const isApply = r.verb === 'patch' && mediaType(req) === APPLY_PATCH_TYPE;
+  const fieldManager = writeManager(req, r.query, r.verb === 'update' ? 'UpdateOptions' : 'PatchOptions', isApply);
   if (r.verb === 'update') {
     const written = decoded(await readBodyOf(req, OBJECT_TYPES, r.readBody), bodyFormat(req));
     apply = (current) => view.apply(written, current);
+  } else if (isApply) {
+    const force = parseForce(r.query);
+    const config = parseApplyBody(view.def, await r.readBody(req));
+    const fm = store.fieldManager;
+    apply = (current) => {
+      const written = decoded(JSON.stringify(merge(view.def.schema, view.get(current), config)));
+      if (!fm || view.def.kind !== 'Scale') return view.apply(written, current);
+      // A Scale's spec.replicas is the workload's: applied as the workload's own field, through the subresource,
+      // so it is owned (and conflicts) as upstream's converted scale entries are.
+      const replicas = (config.spec as { replicas?: unknown } | undefined)?.replicas;
+      const workloadConfig = { apiVersion: current.apiVersion, kind: current.kind, metadata: { name }, ...(replicas !== undefined ? { spec: { replicas } } : {}) };
+      return view.apply(written, applyConfiguration(fm, current, workloadConfig, fieldManager, subresource, force));
+    };
+    applied = !!store.fieldManager && view.def.kind === 'Scale';
   } else {
     const patch = await readPatch(req, r.readBody);
     apply = (current) => view.apply(decoded(JSON.stringify(patch.apply(view.get(current), view.def, fv))), current);
   }
-  const { object } = await store.update(namespace, name, (current) => apply(current!), { dryRun: r.dryRun, user: r.user, subresource, allowCreate: false });
+  const { object } = await store.update(namespace, name, (current) => apply(current!), { dryRun: r.dryRun, user: r.user, subresource, allowCreate: false, fieldManager, applied });
   setWarnings(res, warnings);
   respondView(req, res, target, object, r.query);
 }

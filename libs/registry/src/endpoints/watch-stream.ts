@@ -8,6 +8,7 @@ import type { CacheWatch, WatchCacheItem } from '../watch-cache';
 import { CacheWatcherOverflowError, TooOldResourceVersionError } from '../watch-cache';
 import { eventLine as sharedLine } from './serialize';
 import { TABLE_CONTENT_TYPE } from './negotiation';
+import { partialObject, partialObjectJson, type MetaVersion } from './partial-metadata';
 
 export interface WatchStreamOptions {
   /** Ends the stream after this long (timeoutSeconds). */
@@ -17,6 +18,8 @@ export interface WatchStreamOptions {
   kind: string;
   /** Each event's object as a one-row Table (kubectl get -w); the first carries the column definitions. */
   asTable?: (o: KubeObject, first: boolean) => unknown;
+  /** Each event's object (bookmarks too) as meta.k8s.io PartialObjectMetadata of this version (client-go's metadata informers). */
+  asPartial?: MetaVersion;
   /** Called once when the stream ends (in-flight accounting, metrics). */
   onEnd?: () => void;
   /** With bookmarks: the cache's revision, sent as a last BOOKMARK 2 s before the timeout (as upstream), so the client resumes from it. */
@@ -76,7 +79,8 @@ function eventLine(item: WatchCacheItem<KubeObject>, opts: WatchStreamOptions, f
   if (item.type === 'BOOKMARK') {
     const metadata: Record<string, unknown> = { resourceVersion: String(item.revision) };
     if (item.initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
-    return JSON.stringify({ type: 'BOOKMARK', object: { kind: opts.kind, apiVersion: opts.apiVersion, metadata } }) + '\n';
+    const object = { kind: opts.kind, apiVersion: opts.apiVersion, metadata };
+    return JSON.stringify({ type: 'BOOKMARK', object: opts.asPartial ? partialObject(object, opts.asPartial) : object }) + '\n';
   }
   // A DELETED event carries the last state at the deletion's revision.
   const object =
@@ -84,6 +88,7 @@ function eventLine(item: WatchCacheItem<KubeObject>, opts: WatchStreamOptions, f
       ? { ...item.object, metadata: { ...item.object.metadata, resourceVersion: String(item.revision) } }
       : item.object;
   if (opts.asTable) return JSON.stringify({ type: item.type, object: opts.asTable(object, first) }) + '\n';
+  if (opts.asPartial) return `{"type":"${item.type}","object":${partialObjectJson(object, opts.asPartial)}}\n`;
   return sharedLine(item.type, object);
 }
 

@@ -107,6 +107,7 @@ function convert(from: KubeObject, pairs: Array<[string, string]>, apiVersion: s
 
 export const eventsV1Storage: StorageConversion = {
   resource: 'events',
+  storageVersion: { group: '', version: 'v1', kind: 'Event' },
   fromStored: (core) => convert(core, RENAMES.map(([v1, c]) => [c, v1]), 'events.k8s.io/v1'),
   toStored: (v1) => convert(v1, RENAMES, 'v1'),
 };
