@@ -1,46 +1,29 @@
 // Field management through the REST handlers over a real embedded store: managedFields recorded by every write,
 // server-side apply (create, no-op, conflicts, force, dry run, status), and the options' validation.
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { configMap, deployment } from '@cl/api';
 import { SqliteStore } from '@cl/store';
-import { ResourceApi, ResourceStore, builtinKinds, type ResourceRequest } from '../index';
+import { ResourceStore, builtinKinds } from '../index';
+import { serveResourceApi, type LoopbackApi } from '../../test/loopback-api';
 
 const dir = mkdtempSync(join(tmpdir(), 'cl-apply-'));
 let store: SqliteStore;
 let stores: ResourceStore[];
-let server: Server;
+let server: LoopbackApi;
 let port: number;
-
-function infoOf(method: string, url: string): ResourceRequest {
-  const parts = url.split('?')[0].split('/');
-  const [apiGroup, apiVersion] = parts[1] === 'apis' ? [parts[2], parts[3]] : ['', parts[2]];
-  const [, , , namespace, resource, name, subresource] = parts.slice(parts[1] === 'apis' ? 2 : 1);
-  const verb = method === 'POST' ? 'create' : method === 'PATCH' ? 'patch' : method === 'PUT' ? 'update' : 'get';
-  return { verb, apiGroup, apiVersion, resource, namespace, name: name ?? '', subresource: subresource ?? '' };
-}
 
 beforeAll(async () => {
   store = new SqliteStore(join(dir, 'store.db'));
   const kinds = builtinKinds({ eventTtlSeconds: 60 });
   stores = [configMap, deployment].map((def) => new ResourceStore(def, store, kinds.find((k) => k.def === def)!.strategy));
   await Promise.all(stores.map((s) => s.start()));
-  const readBody = (req: IncomingMessage) =>
-    new Promise<Buffer>((resolve) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => resolve(Buffer.concat(chunks)));
-    });
-  const api = new ResourceApi(stores, { readBody });
-  server = createServer((req, res) => void api.handle(req, res, infoOf(req.method!, req.url!)));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as AddressInfo).port;
+  server = await serveResourceApi(stores);
+  port = server.port;
 });
 afterAll(async () => {
-  server.closeAllConnections();
   server.close();
   for (const s of stores) s.stop();
   await store.close();

@@ -1,34 +1,22 @@
 // The REST handlers over a real embedded store, through a loopback HTTP server: watch streams (ERROR 410,
 // bookmarks, initial events, timeouts), Tables, content negotiation, protobuf bodies, field warnings, and view
 // subresources (deployments/scale, pods/ephemeralcontainers).
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { request, type IncomingMessage } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { configMap, deployment, event, pod, replicaSet } from '@cl/api';
 import { SqliteStore } from '@cl/store';
-import { ResourceApi, ResourceStore, builtinKinds, type ResourceRequest } from '../index';
+import { ResourceStore, builtinKinds } from '../index';
+import { serveResourceApi, type LoopbackApi } from '../../test/loopback-api';
 
 const dir = mkdtempSync(join(tmpdir(), 'cl-handler-'));
 let store: SqliteStore;
 let cms: ResourceStore;
 let events: ResourceStore;
 let others: ResourceStore[];
-let server: Server;
+let server: LoopbackApi;
 let port: number;
-
-/** The parts of a request the API server's request-info stage would give the handler. */
-function infoOf(method: string, url: string): ResourceRequest {
-  const u = new URL(url, 'http://x');
-  // /api/v1/namespaces/<ns>/... or /apis/<group>/<version>/namespaces/<ns>/..., split as sent (never resolved).
-  const parts = url.split('?')[0].split('/').map(decodeURIComponent);
-  const [apiGroup, apiVersion] = parts[1] === 'apis' ? [parts[2], parts[3]] : ['', parts[2]];
-  const [, , , namespace, resource, name, subresource] = parts.slice(parts[1] === 'apis' ? 2 : 1);
-  const watch = u.searchParams.get('watch') === 'true';
-  const verb = method === 'POST' ? 'create' : method === 'PATCH' ? 'patch' : method === 'PUT' ? 'update' : method === 'DELETE' ? (name ? 'delete' : 'deletecollection') : name ? 'get' : watch ? 'watch' : 'list';
-  return { verb, apiGroup, apiVersion, resource, namespace, name: name ?? '', subresource: subresource ?? '' };
-}
 
 beforeAll(async () => {
   store = new SqliteStore(join(dir, 'store.db'));
@@ -39,19 +27,10 @@ beforeAll(async () => {
   others = [deployment, replicaSet, pod].map((def) => new ResourceStore(def, store, kinds.find((k) => k.def === def)!.strategy));
   events = new ResourceStore(event, store, kinds.find((k) => k.def === event)!.strategy, { watchCache: false });
   await Promise.all([cms, events, ...others].map((s) => s.start()));
-  const readBody = (req: IncomingMessage) =>
-    new Promise<Buffer>((resolve) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => resolve(Buffer.concat(chunks)));
-    });
-  const api = new ResourceApi([cms, ...others], { readBody, bookmarkIntervalMs: 100 });
-  server = createServer((req, res) => void api.handle(req, res, infoOf(req.method!, req.url!)));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as AddressInfo).port;
+  server = await serveResourceApi([cms, ...others], { bookmarkIntervalMs: 100 });
+  port = server.port;
 });
 afterAll(async () => {
-  server.closeAllConnections();
   server.close();
   for (const s of [cms, events, ...others]) s.stop();
   await store.close();
@@ -97,13 +76,11 @@ test.each([
   ['configmaps', 'ConfigMap', () => cms, () => Promise.resolve(cms.cache.revision)],
   ['events', 'Event', () => events, () => store.currentRevision()],
 ])('a last BOOKMARK comes 2 s before timeoutSeconds ends the watch (%s)', async (resource, kind, resourceStore, revision) => {
-  const api = new ResourceApi([resourceStore()], { readBody: async () => Buffer.alloc(0), bookmarkIntervalMs: 60_000 });
-  const srv = createServer((req, res) => void api.handle(req, res, infoOf(req.method!, req.url!)));
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const srv = await serveResourceApi([resourceStore()], { bookmarkIntervalMs: 60_000 });
   try {
     const started = Date.now();
     const r = await new Promise<{ body: string; lastAt: number }>((resolve) => {
-      request({ host: '127.0.0.1', port: (srv.address() as AddressInfo).port, path: `${base}/${resource}?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=3&labelSelector=none%3Dnone` }, (res) => {
+      request({ host: '127.0.0.1', port: srv.port, path: `${base}/${resource}?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=3&labelSelector=none%3Dnone` }, (res) => {
         let body = '';
         let lastAt = 0;
         res.on('data', (d) => {
