@@ -47,7 +47,8 @@ const gets = () => requestCount(api, 'GET', 'configmaps');
 /** Config map watches open on the server now. */
 async function openWatches(): Promise<number> {
   const token = /token: (\S+)/.exec(readFileSync(api.kubeconfig, 'utf8'))?.[1];
-  const r = await httpsGet(api, '/metrics', { headers: { Authorization: `Bearer ${token}` } });
+  const r = await httpsGet(api, '/metrics', { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  if (r.status !== 200) throw new Error(`/metrics: ${r.status} ${r.body.slice(0, 200)}`);
   let n = 0;
   for (const line of r.body.split('\n')) {
     if (line.startsWith('apiserver_longrunning_requests{') && line.includes('resource="configmaps"') && line.includes('verb="WATCH"')) n += Number(line.slice(line.lastIndexOf(' ') + 1));
