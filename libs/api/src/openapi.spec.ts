@@ -46,6 +46,23 @@ describe('OpenAPI v3 of core/v1', () => {
     expect(JSON.stringify(doc)).not.toMatch(/x-cl-|"additionalProperties":false/);
   });
 
+  test('atomic structs and maps are published as upstream publishes them; value-struct markers are not', () => {
+    type Node = { properties: Record<string, Node>; items: Node; 'x-kubernetes-map-type'?: string };
+    const pod = doc.components.schemas['io.k8s.api.core.v1.Pod'] as unknown as Node;
+    const spec = pod.properties.spec.properties;
+    const valueFrom = spec.containers.items.properties.env.items.properties.valueFrom.properties;
+    for (const f of ['configMapKeyRef', 'secretKeyRef', 'fieldRef', 'resourceFieldRef']) expect(valueFrom[f]['x-kubernetes-map-type']).toBe('atomic');
+    expect(spec.nodeSelector['x-kubernetes-map-type']).toBe('atomic');
+    expect(spec.imagePullSecrets.items['x-kubernetes-map-type']).toBe('atomic');
+    expect(spec.containers.items.properties.resources['x-kubernetes-map-type']).toBeUndefined();
+    const event = doc.components.schemas['io.k8s.api.core.v1.Event'] as unknown as Node;
+    expect(event.properties.involvedObject['x-kubernetes-map-type']).toBe('atomic');
+    const rbac = openApiV3(ALL_KINDS, 'rbac.authorization.k8s.io', 'v1') as { components: { schemas: Record<string, Node> } };
+    const binding = rbac.components.schemas['io.k8s.api.rbac.v1.RoleBinding'].properties;
+    expect([binding.roleRef['x-kubernetes-map-type'], binding.subjects.items['x-kubernetes-map-type']]).toEqual(['atomic', 'atomic']);
+    expect(JSON.stringify(rbac)).not.toMatch(/x-cl-/);
+  });
+
   test('rbac roleRef lists its required fields', () => {
     const rbac = openApiV3(ALL_KINDS, 'rbac.authorization.k8s.io', 'v1') as { components: { schemas: Record<string, { required?: string[]; properties: Record<string, { required?: string[] }> }> } };
     const binding = rbac.components.schemas['io.k8s.api.rbac.v1.RoleBinding'];

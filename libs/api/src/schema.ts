@@ -57,6 +57,29 @@ export function atomicList<T extends TSchema>(item: T, description?: string) {
   return Type.Array(item, { description, 'x-kubernetes-list-type': 'atomic' });
 }
 
+/**
+ * A field Go declares as a struct by value, not a pointer: upstream's objects always carry it (`{}` at least), so
+ * field management takes it as present wherever its parent is, and it never owns itself (no `.` in FieldsV1).
+ * Internal: upstream publishes no such extension (its OpenAPI says `default: {}`), so it is not published.
+ */
+export function valueStruct<T extends TSchema>(schema: T): T {
+  return { ...schema, 'x-cl-value-struct': true } as T;
+}
+
+/**
+ * A field Go always writes, null when unset: a slice, map or pointer without omitempty (PodSpec.containers), or a
+ * metav1.Time. Like valueStruct, it tells field management the field is there before it is set (internal, not
+ * published).
+ */
+export function nullWhenUnset<T extends TSchema>(schema: T): T {
+  return { ...schema, 'x-cl-null-when-unset': true } as T;
+}
+
+/** `+structType=atomic` / `+mapType=atomic`: owned and replaced whole by server-side apply, as one leaf. */
+export function atomic<T extends TSchema>(schema: T): T {
+  return { ...schema, 'x-kubernetes-map-type': 'atomic' } as T;
+}
+
 /** Marks fields that must be present (after defaults). */
 export function required<T extends TSchema>(schema: T): T {
   return { ...schema, 'x-cl-required': true } as T;
@@ -71,7 +94,8 @@ export const ownerReference = object({
   blockOwnerDeletion: pb(7, bool('If true, the owner cannot be deleted from the store before this reference is removed (foreground deletion).')),
 });
 
-export const objectMeta = object(
+// ObjectMeta is embedded by value wherever it is used (every kind, PodTemplateSpec, PersistentVolumeClaimTemplate).
+export const objectMeta = valueStruct(object(
   {
     name: pb(1, str('Name, unique within a namespace; required when creating unless generateName is set.')),
     generateName: pb(2, str('A prefix the server completes with a random suffix when name is empty.')),
@@ -80,7 +104,7 @@ export const objectMeta = object(
     uid: pb(5, str('Unique in time and space; set by the server on create.')),
     resourceVersion: pb(6, str('Opaque version of the object, the store revision of its last write; a stale one on update conflicts.')),
     generation: pb(7, int64('Sequence number of changes to the desired state.')),
-    creationTimestamp: pb(8, time('When the object was created; set by the server.')),
+    creationTimestamp: pb(8, nullWhenUnset(time('When the object was created; set by the server.'))),
     deletionTimestamp: pb(9, time('When the object will be deleted; set by the server on a graceful or finalized deletion.')),
     deletionGracePeriodSeconds: pb(10, int64('Seconds allowed for graceful termination before the object is removed.')),
     labels: pb(11, stringMap('Map of string keys and values used to organize and select objects.')),
@@ -91,7 +115,7 @@ export const objectMeta = object(
     managedFields: atomicList(anyJson(), 'Which manager owns which fields (server-side apply), kept by the server; sent back on update only to change them.'),
   },
   { description: 'Standard object metadata.' },
-);
+));
 
 /** metav1.LabelSelector: matchLabels and matchExpressions, ANDed. */
 export const labelSelector = object(

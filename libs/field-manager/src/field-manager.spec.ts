@@ -62,6 +62,148 @@ describe('FieldSet', () => {
   });
 });
 
+// A Deployment's schema as libs/api marks it: structs Go declares by value, fields Go writes as null when unset,
+// and atomic structs and maps (+structType=atomic / +mapType=atomic).
+const valueStruct = (s: Schema): Schema => ({ ...s, 'x-cl-value-struct': true });
+const nullWhenUnset = (s: Schema): Schema => ({ ...s, 'x-cl-null-when-unset': true });
+const atomic = (s: Schema): Schema => ({ ...s, 'x-kubernetes-map-type': 'atomic' });
+const int: Schema = { type: 'integer' };
+const intOrString: Schema = { anyOf: [int, str] };
+const goMeta = valueStruct(obj({ name: str, namespace: str, uid: str, creationTimestamp: nullWhenUnset({ anyOf: [str, { type: 'null' }] }), labels: record(str), managedFields: { type: 'array', items: {} } }));
+const envVar = obj({
+  name: str,
+  value: str,
+  valueFrom: obj({ configMapKeyRef: atomic(obj({ name: str, key: str, optional: { type: 'boolean' } })), fieldRef: atomic(obj({ apiVersion: str, fieldPath: str })) }),
+});
+const goContainer = obj({
+  name: str,
+  image: str,
+  imagePullPolicy: str,
+  terminationMessagePath: str,
+  terminationMessagePolicy: str,
+  env: mapList(envVar, 'name'),
+  resources: valueStruct(obj({ limits: record(str), requests: record(str) })),
+  securityContext: obj({ privileged: { type: 'boolean' } }),
+});
+const goPodSpec = obj({
+  containers: nullWhenUnset(mapList(goContainer, 'name')),
+  restartPolicy: str,
+  terminationGracePeriodSeconds: int,
+  dnsPolicy: str,
+  securityContext: obj({ runAsUser: int }),
+  schedulerName: str,
+  nodeSelector: atomic(record(str)),
+});
+const deploymentSchema: Schema = obj({
+  apiVersion: str,
+  kind: str,
+  metadata: goMeta,
+  spec: valueStruct(
+    obj({
+      replicas: int,
+      selector: atomic(obj({ matchLabels: record(str) })),
+      template: valueStruct(obj({ metadata: goMeta, spec: valueStruct(goPodSpec) })),
+      strategy: valueStruct(obj({ type: str, rollingUpdate: obj({ maxSurge: intOrString, maxUnavailable: intOrString }) })),
+      revisionHistoryLimit: int,
+      progressDeadlineSeconds: int,
+    }),
+  ),
+  status: valueStruct(obj({ replicas: int, observedGeneration: int })),
+});
+const fmDeployment = () => new FieldManager({ schema: deploymentSchema, apiVersion: 'apps/v1', ignoredFields: { '': ['status'], status: ['spec'] }, now: () => T0 });
+
+/** `kubectl create deployment x --image=nginx` as the server stores it, after defaults (plus `more` containers). */
+const kubectlDeployment = (more: Record<string, unknown>[] = []): Obj => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'x', namespace: 'default', uid: 'u', creationTimestamp: T0, labels: { app: 'x' } },
+  spec: {
+    replicas: 1,
+    selector: { matchLabels: { app: 'x' } },
+    template: {
+      metadata: { creationTimestamp: null, labels: { app: 'x' } },
+      spec: {
+        containers: [{ name: 'nginx', image: 'nginx', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'Always' }, ...more],
+        restartPolicy: 'Always',
+        terminationGracePeriodSeconds: 30,
+        dnsPolicy: 'ClusterFirst',
+        securityContext: {},
+        schedulerName: 'default-scheduler',
+      },
+    },
+    strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
+    revisionHistoryLimit: 10,
+    progressDeadlineSeconds: 600,
+  },
+  status: {},
+});
+const NGINX = { '.': {}, 'f:image': {}, 'f:imagePullPolicy': {}, 'f:name': {}, 'f:resources': {}, 'f:terminationMessagePath': {}, 'f:terminationMessagePolicy': {} };
+/** What kube-apiserver 1.33 records for that create, with the template's containers `containers`. */
+const upstreamDeploymentFields = (containers: Record<string, unknown>) => ({
+  'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+  'f:spec': {
+    'f:progressDeadlineSeconds': {},
+    'f:replicas': {},
+    'f:revisionHistoryLimit': {},
+    'f:selector': {},
+    'f:strategy': { 'f:rollingUpdate': { '.': {}, 'f:maxSurge': {}, 'f:maxUnavailable': {} }, 'f:type': {} },
+    'f:template': {
+      'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+      'f:spec': { 'f:containers': containers, 'f:dnsPolicy': {}, 'f:restartPolicy': {}, 'f:schedulerName': {}, 'f:securityContext': {}, 'f:terminationGracePeriodSeconds': {} },
+    },
+  },
+});
+
+describe('FieldManager.update of a kind with Go value structs', () => {
+  it.each([
+    ['kubectl create deployment: value structs and non-omitempty fields own no ".", pointers and maps do', [], { 'k:{"name":"nginx"}': NGINX }],
+    [
+      'a container without resources still owns them (Go writes {}), an atomic struct is one leaf',
+      [{ name: 'side', image: 'busybox', env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } }], securityContext: { privileged: true } }],
+      {
+        'k:{"name":"nginx"}': NGINX,
+        'k:{"name":"side"}': {
+          '.': {},
+          'f:env': { '.': {}, 'k:{"name":"A"}': { '.': {}, 'f:name': {}, 'f:valueFrom': { '.': {}, 'f:configMapKeyRef': {} } } },
+          'f:image': {},
+          'f:name': {},
+          'f:resources': {},
+          'f:securityContext': { '.': {}, 'f:privileged': {} },
+        },
+      },
+    ],
+  ])('%s', (_name, more, containers) => {
+    const d = kubectlDeployment(more);
+    fmDeployment().update(null, d, { manager: 'kubectl-create' });
+    expect(managers(d)).toEqual([['kubectl-create', 'Update', '', upstreamDeploymentFields(containers)]]);
+  });
+
+  it.each([
+    ['a status first written owns no "." (status is a value struct)', (d: Obj) => (d.status = { replicas: 1, observedGeneration: 1 }), 'status', { 'f:status': { 'f:observedGeneration': {}, 'f:replicas': {} } }],
+    [
+      'a value struct the stored object lacks is there all the same',
+      (d: Obj) => ((d.spec as { template: { spec: Record<string, unknown> } }).template.spec.containers = [{ name: 'nginx', image: 'nginx', resources: { limits: { cpu: '1' } } }]),
+      '',
+      { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"nginx"}': { 'f:resources': { 'f:limits': { '.': {}, 'f:cpu': {} } } } } } } } },
+    ],
+    [
+      'an atomic struct changed is owned whole by its new writer',
+      (d: Obj) => ((d.spec as { selector: unknown }).selector = { matchLabels: { app: 'y' } }),
+      '',
+      { 'f:spec': { 'f:selector': {} } },
+    ],
+  ])('%s', (_name, change, subresource, want) => {
+    const live = kubectlDeployment();
+    delete live.status;
+    const containers = (live.spec as { template: { spec: { containers: Record<string, unknown>[] } } }).template.spec.containers;
+    delete containers[0].resources;
+    const next = structuredClone(live);
+    change(next);
+    fmDeployment().update(live, next, { manager: 'editor', subresource: subresource || undefined });
+    expect(managers(next).find(([m]) => m === 'editor')?.[3]).toEqual(want);
+  });
+});
+
 describe('FieldManager.update', () => {
   it('records a create as upstream: new maps own themselves, list items are members, server fields are nobody\'s', () => {
     const pod: Obj = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', uid: 'u', labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80 }] }] } };

@@ -2,23 +2,32 @@
 // arbitrary keys, a list that is atomic, a set, or a map keyed by some of its items' fields, a scalar, or an
 // untyped node (x-kubernetes-preserve-unknown-fields) whose maps are walked and whose lists are owned whole. The
 // schema is a plain JSON Schema object as TypeBox builds it (properties, patternProperties, anyOf, items, and
-// Kubernetes' x-kubernetes-* extensions), so any kind described that way, a CRD's included, works.
+// Kubernetes' x-kubernetes-* extensions), so any kind described that way, a CRD's included, works. Two markers are
+// cl's own, for fields upstream's objects always carry because they pass through the Go type: `x-cl-value-struct`
+// on a struct declared by value (not a pointer), `{}` at least, and `x-cl-null-when-unset` on a field without
+// omitempty (or a metav1.Time), null when unset.
 
 /** A JSON Schema node with Kubernetes' extensions. */
 export type Schema = { readonly [k: string]: unknown };
 
 export type Shape =
-  | { kind: 'struct'; fields: Readonly<Record<string, Schema>>; rest?: Schema }
+  | { kind: 'struct'; fields: Readonly<Record<string, Schema>>; rest?: Schema; zeros?: readonly Zero[] }
   | { kind: 'map'; values: Schema }
   | { kind: 'list'; type: 'atomic' | 'set'; items: Schema }
   | { kind: 'list'; type: 'map'; items: Schema; keys: readonly string[] }
   | { kind: 'atomic' }
   | { kind: 'untyped' };
 
+/** A field present before it is set: `{}` where Go holds a struct by value, null where it writes an unset field. */
+type Zero = { field: string; value: 'struct' | 'null' };
+
 const shapes = new WeakMap<Schema, Shape>();
 const UNTYPED: Shape = { kind: 'untyped' };
 const ATOMIC: Shape = { kind: 'atomic' };
 export const UNTYPED_SCHEMA: Schema = { 'x-kubernetes-preserve-unknown-fields': true };
+/** The markers of a field Go declares as a struct by value, and of one it writes as null when unset. */
+export const VALUE_STRUCT = 'x-cl-value-struct';
+export const NULL_WHEN_UNSET = 'x-cl-null-when-unset';
 
 /** The shape of `schema` for `value` (a union's branch is picked by the value's JSON type). */
 export function shapeOf(schema: Schema | undefined, value: unknown): Shape {
@@ -41,7 +50,19 @@ function resolve(schema: Schema): Shape {
     const pattern = schema.patternProperties as Record<string, Schema> | undefined;
     const additional = typeof schema.additionalProperties === 'object' ? (schema.additionalProperties as Schema) : undefined;
     const values = (pattern && Object.values(pattern)[0]) ?? additional;
-    if (properties) return { kind: 'struct', fields: properties, ...(values ? { rest: values } : schema['x-kubernetes-preserve-unknown-fields'] ? { rest: UNTYPED_SCHEMA } : {}) };
+    if (properties) {
+      const zeros: Zero[] = [];
+      for (const [field, p] of Object.entries(properties)) {
+        if (p[VALUE_STRUCT] === true) zeros.push({ field, value: 'struct' });
+        else if (p[NULL_WHEN_UNSET] === true) zeros.push({ field, value: 'null' });
+      }
+      return {
+        kind: 'struct',
+        fields: properties,
+        ...(values ? { rest: values } : schema['x-kubernetes-preserve-unknown-fields'] ? { rest: UNTYPED_SCHEMA } : {}),
+        ...(zeros.length ? { zeros } : {}),
+      };
+    }
     return values ? { kind: 'map', values } : UNTYPED;
   }
   if (schema.type === 'array') {
@@ -69,5 +90,20 @@ export function concrete(shape: Shape, value: unknown): Shape {
   return isObject(value) ? UNTYPED_MAP : ATOMIC;
 }
 const UNTYPED_MAP: Shape = { kind: 'map', values: UNTYPED_SCHEMA };
+
+/**
+ * A struct as upstream sees it after a round trip through the Go type: value structs `{}` where missing or null,
+ * fields without omitempty null where missing (so they exist on both sides of a comparison and never own themselves:
+ * no `.` entry); `obj` itself when nothing is missing.
+ */
+export function withGoZeros(shape: Shape, obj: Record<string, unknown>): Record<string, unknown> {
+  if (shape.kind !== 'struct' || !shape.zeros) return obj;
+  let out: Record<string, unknown> | undefined;
+  for (const { field, value } of shape.zeros) {
+    const v = obj[field];
+    if (v === undefined || (v === null && value === 'struct')) (out ??= { ...obj })[field] = value === 'struct' ? {} : null;
+  }
+  return out ?? obj;
+}
 
 export const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

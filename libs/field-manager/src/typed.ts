@@ -3,7 +3,7 @@
 // configuration merged into the live object (Merge), and fields taken out of an object (RemoveItems).
 import { fieldKey, FieldSet, formatPath, type PathKey } from './field-set';
 import { itemKey, SchemaMismatchError } from './list-items';
-import { concrete, entrySchema, isObject, shapeOf, type Schema, type Shape } from './shape';
+import { concrete, entrySchema, isObject, shapeOf, withGoZeros, type Schema, type Shape } from './shape';
 
 type ListShape = Extract<Shape, { kind: 'list' }>;
 
@@ -49,7 +49,11 @@ export interface Comparison {
   removed: FieldSet;
 }
 
-/** How `rhs` differs from `lhs`: paths only in rhs (added, with every node under them), only in lhs, or changed leaves. */
+/**
+ * How `rhs` differs from `lhs`: paths only in rhs (added, with every node under them), only in lhs, or changed leaves.
+ * Both are read as their Go types would carry them (value structs and fields without omitempty present, see withGoZeros), as upstream
+ * compares objects that went through them.
+ */
 export function compare(schema: Schema, lhs: unknown, rhs: unknown): Comparison {
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
   compareNode(schema, lhs, rhs, [], c);
@@ -75,8 +79,9 @@ function compareNode(schema: Schema | undefined, lhs: unknown, rhs: unknown, pat
 /** Compares a map's or list's entries; false where the node is a leaf. */
 function compareChildren(shape: Shape, lhs: unknown, rhs: unknown, path: PathKey[], c: Comparison): boolean {
   if (shape.kind === 'struct' || shape.kind === 'map') {
-    const l = lhs === undefined ? undefined : isObject(lhs) ? lhs : null;
-    const r = rhs === undefined ? undefined : isObject(rhs) ? rhs : null;
+    // null is an empty node that is there (upstream's nil map), so a node set from null does not own itself.
+    const l = lhs === undefined ? undefined : lhs === null ? NO_FIELDS : isObject(lhs) ? withGoZeros(shape, lhs) : null;
+    const r = rhs === undefined ? undefined : rhs === null ? NO_FIELDS : isObject(rhs) ? withGoZeros(shape, rhs) : null;
     if (l === null || r === null || (isEmptyObject(l) && isEmptyObject(r))) return false;
     for (const k in l) {
       path.push(fieldKey(k));
@@ -92,8 +97,8 @@ function compareChildren(shape: Shape, lhs: unknown, rhs: unknown, path: PathKey
     return true;
   }
   if (shape.kind !== 'list' || shape.type === 'atomic') return false;
-  const l = lhs === undefined ? [] : Array.isArray(lhs) ? lhs : null;
-  const r = rhs === undefined ? [] : Array.isArray(rhs) ? rhs : null;
+  const l = lhs === undefined || lhs === null ? [] : Array.isArray(lhs) ? lhs : null;
+  const r = rhs === undefined || rhs === null ? [] : Array.isArray(rhs) ? rhs : null;
   if (!l || !r || (l.length === 0 && r.length === 0)) return false;
   const li = indexItems(shape, l);
   const ri = indexItems(shape, r);
@@ -112,6 +117,8 @@ function compareChildren(shape: Shape, lhs: unknown, rhs: unknown, path: PathKey
   }
   return true;
 }
+
+const NO_FIELDS: Record<string, unknown> = Object.freeze({});
 
 function indexItems(shape: ListShape, list: unknown[]): Map<PathKey, unknown> | null {
   const out = new Map<PathKey, unknown>();

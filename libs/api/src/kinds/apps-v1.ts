@@ -3,7 +3,7 @@
 // pkg/apis/apps/v1/defaults.go, and the template's pod spec gets the pod spec defaults pods get.
 import type { Static } from '@sinclair/typebox';
 import { defineKind } from '../kind';
-import { bool, int32, int64, intOrString, labelSelector, mergeList, object, objectMeta, pb, required, str, time, typeMeta } from '../schema';
+import { bool, int32, int64, intOrString, labelSelector, mergeList, object, objectMeta, pb, required, str, time, typeMeta, valueStruct } from '../schema';
 import { setPodDefaults } from './pod-defaults';
 import { doc, podSpec, type Pod } from './pod-v1';
 
@@ -13,7 +13,7 @@ const apps = { group: 'apps', version: 'v1' } as const;
 export const podTemplateSpec = object(
   {
     metadata: pb(1, objectMeta),
-    spec: pb(2, doc(podSpec, 'Specification of the pods made from this template.')),
+    spec: valueStruct(pb(2, doc(podSpec, 'Specification of the pods made from this template.'))),
   },
   { description: 'The pods to make: their metadata (labels the selector must match) and spec.' },
 );
@@ -57,14 +57,14 @@ const deploymentStrategy = object(
 const deploymentSchema = object({
   ...typeMeta(),
   metadata: pb(1, objectMeta),
-  spec: pb(
+  spec: valueStruct(pb(
     2,
     object(
       {
         replicas: replicas('deployment'),
         selector: selector('deployment'),
-        template: pb(3, required(templateOf)),
-        strategy: pb(4, deploymentStrategy),
+        template: valueStruct(pb(3, required(templateOf))),
+        strategy: valueStruct(pb(4, deploymentStrategy)),
         minReadySeconds: minReadySeconds(5),
         revisionHistoryLimit: pb(6, int32('How many old ReplicaSets are kept for rollbacks; 10 by default.')),
         paused: pb(7, bool('Whether the rollout is paused: template changes make no new ReplicaSet until it is resumed.')),
@@ -72,8 +72,8 @@ const deploymentSchema = object({
       },
       { description: 'Desired state of the deployment.' },
     ),
-  ),
-  status: pb(
+  )),
+  status: valueStruct(pb(
     3,
     object(
       {
@@ -88,7 +88,7 @@ const deploymentSchema = object({
       },
       { description: 'Observed state of the deployment, written by the deployment controller.' },
     ),
-  ),
+  )),
 });
 
 export type Deployment = Static<typeof deploymentSchema>;
@@ -106,19 +106,19 @@ const replicaSetCondition = object({
 const replicaSetSchema = object({
   ...typeMeta(),
   metadata: pb(1, objectMeta),
-  spec: pb(
+  spec: valueStruct(pb(
     2,
     object(
       {
         replicas: replicas('replica set'),
         minReadySeconds: minReadySeconds(4),
         selector: selector('replica set'),
-        template: pb(3, templateOf),
+        template: valueStruct(pb(3, templateOf)),
       },
       { description: 'Desired state of the replica set.' },
     ),
-  ),
-  status: pb(
+  )),
+  status: valueStruct(pb(
     3,
     object(
       {
@@ -131,7 +131,7 @@ const replicaSetSchema = object({
       },
       { description: 'Observed state of the replica set, written by the replica set controller.' },
     ),
-  ),
+  )),
 });
 
 export type ReplicaSet = Static<typeof replicaSetSchema>;

@@ -3,13 +3,13 @@
 // are those of k8s.io/api autoscaling/v1 generated.proto.
 import type { Static } from '@sinclair/typebox';
 import { defineKind } from '../kind';
-import { int32, object, objectMeta, pb, required, str, typeMeta } from '../schema';
+import { int32, object, objectMeta, pb, required, str, typeMeta, valueStruct } from '../schema';
 
 const scaleSchema = object({
   ...typeMeta(),
   metadata: pb(1, objectMeta),
-  spec: pb(2, object({ replicas: pb(1, int32('Desired number of instances of the scaled object.')) }, { description: 'Desired state of the scale.' })),
-  status: pb(
+  spec: valueStruct(pb(2, object({ replicas: pb(1, int32('Desired number of instances of the scaled object.')) }, { description: 'Desired state of the scale.' }))),
+  status: valueStruct(pb(
     3,
     object(
       {
@@ -18,7 +18,7 @@ const scaleSchema = object({
       },
       { description: 'Current state of the scale; read-only.' },
     ),
-  ),
+  )),
 });
 
 export type Scale = Static<typeof scaleSchema>;

@@ -1,6 +1,6 @@
 // coordination.k8s.io/v1: leases (node heartbeats in kube-node-lease, leader election).
 import { defineKind } from '../kind';
-import { int32, microTime, object, objectMeta, pb, str, typeMeta } from '../schema';
+import { int32, microTime, object, objectMeta, pb, str, typeMeta, valueStruct } from '../schema';
 
 export const lease = defineKind({
   group: 'coordination.k8s.io',
@@ -12,7 +12,7 @@ export const lease = defineKind({
   schema: object({
     ...typeMeta(),
     metadata: pb(1, objectMeta),
-    spec: pb(
+    spec: valueStruct(pb(
       2,
       object({
         holderIdentity: pb(1, str()),
@@ -23,6 +23,6 @@ export const lease = defineKind({
         strategy: pb(6, str()),
         preferredHolder: pb(7, str()),
       }),
-    ),
+    )),
   }),
 });

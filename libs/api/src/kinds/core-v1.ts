@@ -1,7 +1,7 @@
 // core/v1 kinds that need no node: namespaces, config maps, secrets, service accounts, events.
 import { Type } from '@sinclair/typebox';
 import { defineKind } from '../kind';
-import { atomicList, bool, bytesMap, int32, mergeList, microTime, object, objectMeta, pb, required, str, stringMap, time, typeMeta } from '../schema';
+import { atomic, atomicList, bool, bytesMap, int32, mergeList, microTime, object, objectMeta, pb, required, str, stringMap, time, typeMeta, valueStruct } from '../schema';
 
 const core = { group: '', version: 'v1' } as const;
 
@@ -20,8 +20,8 @@ export const namespace = defineKind({
   schema: object({
     ...typeMeta(),
     metadata: pb(1, objectMeta),
-    spec: pb(2, object({ finalizers: pb(1, atomicList(Type.String(), 'Must be empty before the namespace is removed; the server adds "kubernetes".')) })),
-    status: pb(
+    spec: valueStruct(pb(2, object({ finalizers: pb(1, atomicList(Type.String(), 'Must be empty before the namespace is removed; the server adds "kubernetes".')) }))),
+    status: valueStruct(pb(
       3,
       object({
         phase: pb(1, str('Active, or Terminating while its contents are deleted.')),
@@ -34,7 +34,7 @@ export const namespace = defineKind({
           ),
         ),
       }),
-    ),
+    )),
   }),
 });
 
@@ -71,7 +71,7 @@ export const secret = defineKind({
 });
 
 /** A reference to another object (events' involvedObject; events.k8s.io's regarding and related). */
-export const objectReference = object({
+export const objectReference = atomic(object({
   kind: pb(1, str()),
   namespace: pb(2, str()),
   name: pb(3, str()),
@@ -79,7 +79,7 @@ export const objectReference = object({
   apiVersion: pb(5, str()),
   resourceVersion: pb(6, str()),
   fieldPath: pb(7, str('A field of the object, e.g. spec.containers{name}.')),
-});
+}));
 
 export const serviceAccount = defineKind({
   ...core,
@@ -93,7 +93,7 @@ export const serviceAccount = defineKind({
     ...typeMeta(),
     metadata: pb(1, objectMeta),
     secrets: pb(2, mergeList(objectReference, 'name', 'Secrets pods of this account may use (legacy token secrets).')),
-    imagePullSecrets: pb(3, atomicList(object({ name: pb(1, str()) }), 'Secrets used to pull images of pods running as this account.')),
+    imagePullSecrets: pb(3, atomicList(atomic(object({ name: pb(1, str()) })), 'Secrets used to pull images of pods running as this account.')),
     automountServiceAccountToken: pb(4, bool('Whether pods mount an API token by default.')),
   }),
 });
@@ -108,10 +108,10 @@ export const event = defineKind({
   schema: object({
     ...typeMeta(),
     metadata: pb(1, objectMeta),
-    involvedObject: pb(2, objectReference),
+    involvedObject: valueStruct(pb(2, objectReference)),
     reason: pb(3, str('Short CamelCase cause of the event.')),
     message: pb(4, str('Human-readable description.')),
-    source: pb(5, object({ component: pb(1, str()), host: pb(2, str()) })),
+    source: valueStruct(pb(5, object({ component: pb(1, str()), host: pb(2, str()) }))),
     firstTimestamp: pb(6, time()),
     lastTimestamp: pb(7, time()),
     count: pb(8, int32('How many times it happened.')),

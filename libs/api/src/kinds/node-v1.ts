@@ -1,7 +1,7 @@
 // core/v1 Node as of Kubernetes 1.33: what the kubelet registers and reports about a machine that runs pods.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { defineKind } from '../kind';
-import { atomicList, bool, int32, int64, mergeList, object, objectMeta, pb, required, setList, str, time, typeMeta } from '../schema';
+import { atomicList, bool, int32, int64, mergeList, object, objectMeta, pb, required, setList, str, time, typeMeta, valueStruct } from '../schema';
 import { setNodeDefaults } from './pod-defaults';
 import { resourceList } from './pod-v1';
 
@@ -84,14 +84,14 @@ const nodeStatus = object({
       'Addresses the node is reachable at.',
     ),
   ),
-  daemonEndpoints: pb(
+  daemonEndpoints: valueStruct(pb(
     6,
     object(
-      { kubeletEndpoint: pb(1, object({ Port: pb(1, required(int32('Port number.'))) }, { description: 'Port of the kubelet API.' })) },
+      { kubeletEndpoint: valueStruct(pb(1, object({ Port: pb(1, required(int32('Port number.'))) }, { description: 'Port of the kubelet API.' }))) },
       { description: 'Ports of the daemons on the node.' },
     ),
-  ),
-  nodeInfo: pb(7, doc(nodeSystemInfo, 'Identity and software versions of the machine.')),
+  )),
+  nodeInfo: valueStruct(pb(7, doc(nodeSystemInfo, 'Identity and software versions of the machine.'))),
   images: pb(8, atomicList(object({ names: pb(1, atomicList(Type.String(), 'Names and digests the image is known by.')), sizeBytes: pb(2, int64('Size of the image in bytes.')) }), 'Images present on the node.')),
   volumesInUse: pb(9, atomicList(Type.String(), 'Attachable volumes in use (mounted) on the node.')),
   volumesAttached: pb(10, atomicList(object({ name: pb(1, required(str('Name of the attached volume.'))), devicePath: pb(2, required(str('Where the device shows up on the node.'))) }), 'Volumes attached to the node.')),
@@ -129,8 +129,8 @@ const nodeStatus = object({
 const nodeSchema = object({
   ...typeMeta(),
   metadata: pb(1, objectMeta),
-  spec: pb(2, doc(nodeSpec, 'How the node is configured.')),
-  status: pb(3, doc(nodeStatus, 'Observed state of the node, reported by its kubelet.')),
+  spec: valueStruct(pb(2, doc(nodeSpec, 'How the node is configured.'))),
+  status: valueStruct(pb(3, doc(nodeStatus, 'Observed state of the node, reported by its kubelet.'))),
 });
 
 export type Node = Static<typeof nodeSchema>;

@@ -2,7 +2,7 @@
 // report. Field numbers are those of k8s.io/api core/v1 generated.proto; list strategies those of types.go.
 import { Type, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
 import { defineKind } from '../kind';
-import { atomicList, bool, int32, int64, intOrString, labelSelector, mergeList, object, objectMeta, pb, quantity, required, str, stringMap, time, typeMeta } from '../schema';
+import { atomic, atomicList, bool, int32, int64, intOrString, labelSelector, mergeList, nullWhenUnset, object, objectMeta, pb, quantity, required, str, stringMap, time, typeMeta, valueStruct } from '../schema';
 import { setPodDefaults } from './pod-defaults';
 
 // ---- helpers (candidates for schema.ts) ----
@@ -60,20 +60,25 @@ function embedAll<P extends TProperties>(outer: number, props: P): P {
 
 // ---- references and selectors ----
 
-export const localObjectReference = object({ name: pb(1, str('Name of the referenced object, in the same namespace.')) });
+// The +structType=atomic types of core/v1 types.go are owned whole by server-side apply (x-kubernetes-map-type).
+export const localObjectReference = atomic(object({ name: pb(1, str('Name of the referenced object, in the same namespace.')) }));
 /** The `name` of an inline LocalObjectReference (field 1 of the parent). */
 const refName = (description: string) => embedded(1, 1, str(description));
 
-const objectFieldSelector = object({
-  apiVersion: pb(1, str('Version of the schema fieldPath is written against; "v1" when empty.')),
-  fieldPath: pb(2, required(str('Path of the field to read, such as metadata.name or status.podIP.'))),
-});
+const objectFieldSelector = atomic(
+  object({
+    apiVersion: pb(1, str('Version of the schema fieldPath is written against; "v1" when empty.')),
+    fieldPath: pb(2, required(str('Path of the field to read, such as metadata.name or status.podIP.'))),
+  }),
+);
 
-const resourceFieldSelector = object({
-  containerName: pb(1, str('Container whose resources are read; needed in volumes, optional in env.')),
-  resource: pb(2, required(str('Which resource value to read, such as limits.cpu or requests.memory.'))),
-  divisor: pb(3, quantity('Unit the value is divided by before it is exposed; 1 when unset.')),
-});
+const resourceFieldSelector = atomic(
+  object({
+    containerName: pb(1, str('Container whose resources are read; needed in volumes, optional in env.')),
+    resource: pb(2, required(str('Which resource value to read, such as limits.cpu or requests.memory.'))),
+    divisor: pb(3, quantity('Unit the value is divided by before it is exposed; 1 when unset.')),
+  }),
+);
 
 const keyToPath = object({
   key: pb(1, required(str('Key of the source whose value becomes the file.'))),
@@ -166,16 +171,18 @@ const csiVolumeSource = object({
   nodePublishSecretRef: pb(5, doc(localObjectReference, 'Secret passed to the driver on NodePublishVolume calls.')),
 });
 
-const typedLocalObjectReference = object({
-  apiGroup: pb(1, str('API group of the referent; empty for the core group.')),
-  kind: pb(2, required(str('Kind of the referent.'))),
-  name: pb(3, required(str('Name of the referent.'))),
-});
+const typedLocalObjectReference = atomic(
+  object({
+    apiGroup: pb(1, str('API group of the referent; empty for the core group.')),
+    kind: pb(2, required(str('Kind of the referent.'))),
+    name: pb(3, required(str('Name of the referent.'))),
+  }),
+);
 
 const persistentVolumeClaimSpec = object({
   accessModes: pb(1, strings('How the volume may be mounted: ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod.')),
   selector: pb(4, doc(labelSelector, 'Labels of the volumes the claim may bind to.')),
-  resources: pb(2, object({ limits: pb(1, resourceList('Most storage the claim may use.')), requests: pb(2, resourceList('Least storage the claim needs.')) }, { description: 'Storage the claim asks for.' })),
+  resources: pb(2, valueStruct(object({ limits: pb(1, resourceList('Most storage the claim may use.')), requests: pb(2, resourceList('Least storage the claim needs.')) }, { description: 'Storage the claim asks for.' }))),
   volumeName: pb(3, str('A specific PersistentVolume to bind to.')),
   storageClassName: pb(5, str('StorageClass that provisions the volume.')),
   volumeMode: pb(6, str('Filesystem (the default) or Block.')),
@@ -201,7 +208,7 @@ const ephemeralVolumeSource = object({
     object(
       {
         metadata: pb(1, doc(objectMeta, 'Labels and annotations copied to the created claim.')),
-        spec: pb(2, required(doc(persistentVolumeClaimSpec, 'Spec of the created claim.'))),
+        spec: pb(2, required(valueStruct(doc(persistentVolumeClaimSpec, 'Spec of the created claim.')))),
       },
       { description: 'Claim created for the pod (named <pod>-<volume>) and deleted with it.' },
     ),
@@ -426,8 +433,8 @@ const envVar = object({
       {
         fieldRef: pb(1, doc(objectFieldSelector, 'A field of the pod: metadata.name, metadata.namespace, metadata.uid, spec.nodeName, status.podIP, ...')),
         resourceFieldRef: pb(2, doc(resourceFieldSelector, 'A resource limit or request of a container.')),
-        configMapKeyRef: pb(3, object({ name: refName('ConfigMap to read.'), key: pb(2, required(str('Key to read.'))), optional: pb(3, bool('If true, a missing config map or key is not an error.')) }, { description: 'A key of a config map.' })),
-        secretKeyRef: pb(4, object({ name: refName('Secret to read.'), key: pb(2, required(str('Key to read.'))), optional: pb(3, bool('If true, a missing secret or key is not an error.')) }, { description: 'A key of a secret.' })),
+        configMapKeyRef: pb(3, atomic(object({ name: refName('ConfigMap to read.'), key: pb(2, required(str('Key to read.'))), optional: pb(3, bool('If true, a missing config map or key is not an error.')) }, { description: 'A key of a config map.' }))),
+        secretKeyRef: pb(4, atomic(object({ name: refName('Secret to read.'), key: pb(2, required(str('Key to read.'))), optional: pb(3, bool('If true, a missing secret or key is not an error.')) }, { description: 'A key of a secret.' }))),
       },
       { description: 'Where the value comes from, when value is empty.' },
     ),
@@ -561,7 +568,7 @@ const containerFields = {
   ports: pb(6, mergeListKeys(containerPort, 'containerPort', ['containerPort', 'protocol'], 'Ports the container exposes; informational, any listening port is reachable.')),
   envFrom: pb(19, atomicList(envFromSource, 'Sources whose keys all become variables; env wins on a clash.')),
   env: pb(7, mergeList(envVar, 'name', 'Environment variables.')),
-  resources: pb(8, doc(resourceRequirements, 'Compute resources the container needs and may use.')),
+  resources: pb(8, valueStruct(doc(resourceRequirements, 'Compute resources the container needs and may use.'))),
   resizePolicy: pb(
     23,
     atomicList(
@@ -600,10 +607,12 @@ const nodeSelectorRequirement = object({
   values: pb(3, strings('Values to compare with: several for In and NotIn, none for Exists and DoesNotExist, one integer for Gt and Lt.')),
 });
 
-const nodeSelectorTerm = object({
-  matchExpressions: pb(1, atomicList(nodeSelectorRequirement, 'Requirements on node labels.')),
-  matchFields: pb(2, atomicList(nodeSelectorRequirement, 'Requirements on node fields (metadata.name).')),
-});
+const nodeSelectorTerm = atomic(
+  object({
+    matchExpressions: pb(1, atomicList(nodeSelectorRequirement, 'Requirements on node labels.')),
+    matchFields: pb(2, atomicList(nodeSelectorRequirement, 'Requirements on node fields (metadata.name).')),
+  }),
+);
 
 const podAffinityTerm = object({
   labelSelector: pb(1, doc(labelSelector, 'Pods to be placed with or away from.')),
@@ -616,7 +625,7 @@ const podAffinityTerm = object({
 
 const weightedPodAffinityTerm = object({
   weight: pb(1, required(int32('Weight, 1 to 100, added to the node score when the term matches.'))),
-  podAffinityTerm: pb(2, required(doc(podAffinityTerm, 'The term.'))),
+  podAffinityTerm: pb(2, required(valueStruct(doc(podAffinityTerm, 'The term.')))),
 });
 
 const podAffinityRules = (what: string) =>
@@ -635,12 +644,12 @@ const affinity = object({
       {
         requiredDuringSchedulingIgnoredDuringExecution: pb(
           1,
-          object({ nodeSelectorTerms: pb(1, required(atomicList(nodeSelectorTerm, 'Terms, ORed; the requirements of each are ANDed.'))) }, { description: 'Nodes the pod may be scheduled to.' }),
+          atomic(object({ nodeSelectorTerms: pb(1, required(atomicList(nodeSelectorTerm, 'Terms, ORed; the requirements of each are ANDed.'))) }, { description: 'Nodes the pod may be scheduled to.' })),
         ),
         preferredDuringSchedulingIgnoredDuringExecution: pb(
           2,
           atomicList(
-            object({ weight: pb(1, required(int32('Weight, 1 to 100, added to the node score when the term matches.'))), preference: pb(2, required(doc(nodeSelectorTerm, 'The term.'))) }),
+            object({ weight: pb(1, required(int32('Weight, 1 to 100, added to the node score when the term matches.'))), preference: pb(2, required(valueStruct(doc(nodeSelectorTerm, 'The term.')))) }),
             'Node terms the scheduler favours.',
           ),
         ),
@@ -698,13 +707,13 @@ const podResourceClaim = object({
 export const podSpec = object({
   volumes: pb(1, mergeRetainKeysList(volume, 'name', 'Volumes the containers may mount.')),
   initContainers: pb(20, mergeList(container, 'name', 'Containers run one by one, each to success, before the regular containers; those with restartPolicy Always keep running as sidecars.')),
-  containers: pb(2, required(mergeList(container, 'name', 'The containers of the pod; at least one.'))),
+  containers: pb(2, required(nullWhenUnset(mergeList(container, 'name', 'The containers of the pod; at least one.')))),
   ephemeralContainers: pb(34, mergeList(ephemeralContainer, 'name', 'Debugging containers added to a running pod through the ephemeralcontainers subresource.')),
   restartPolicy: pb(3, str('Always (the default), OnFailure or Never: when containers are restarted after they exit.')),
   terminationGracePeriodSeconds: pb(4, int64('Seconds between the stop signal and the kill on deletion; 30 when unset, 0 for an immediate kill.')),
   activeDeadlineSeconds: pb(5, int64('Seconds the pod may be active on a node before it is failed.')),
   dnsPolicy: pb(6, str('ClusterFirst (the default), ClusterFirstWithHostNet, Default or None.')),
-  nodeSelector: pb(7, stringMap('Labels a node must have for the pod to be scheduled to it.')),
+  nodeSelector: pb(7, atomic(stringMap('Labels a node must have for the pod to be scheduled to it.'))),
   serviceAccountName: pb(8, str('Service account the pod runs as.')),
   serviceAccount: pb(9, str('Old name of serviceAccountName.')),
   automountServiceAccountToken: pb(21, bool('Whether an API token is mounted; overrides the service account setting.')),
@@ -772,8 +781,8 @@ const containerState = object({
 
 const containerStatus = object({
   name: pb(1, required(str('Name of the container in the spec.'))),
-  state: pb(2, doc(containerState, 'Current state.')),
-  lastState: pb(3, doc(containerState, 'State of the previous run, usually how it terminated.')),
+  state: pb(2, valueStruct(doc(containerState, 'Current state.'))),
+  lastState: pb(3, valueStruct(doc(containerState, 'State of the previous run, usually how it terminated.'))),
   ready: pb(4, required(bool('Whether the readiness probe passes (or the container runs, without one).'))),
   restartCount: pb(5, required(int32('Times the container was restarted.'))),
   image: pb(6, required(str('Image the container runs, as the runtime reports it.'))),
@@ -873,8 +882,8 @@ export const podStatus = object({
 const podSchema = object({
   ...typeMeta(),
   metadata: pb(1, objectMeta),
-  spec: pb(2, doc(podSpec, 'Desired state of the pod.')),
-  status: pb(3, doc(podStatus, 'Observed state of the pod, written by the kubelet and the scheduler.')),
+  spec: pb(2, valueStruct(doc(podSpec, 'Desired state of the pod.'))),
+  status: pb(3, valueStruct(doc(podStatus, 'Observed state of the pod, written by the kubelet and the scheduler.'))),
 });
 
 export type Pod = Static<typeof podSchema>;

@@ -2,7 +2,7 @@
 // admission plugins read. Field numbers are those of k8s.io/api core/v1 generated.proto.
 import { Type, type Static } from '@sinclair/typebox';
 import { defineKind } from '../kind';
-import { atomicList, object, objectMeta, pb, str, typeMeta } from '../schema';
+import { atomic, atomicList, object, objectMeta, pb, str, typeMeta, valueStruct } from '../schema';
 import { resourceList } from './pod-v1';
 
 const core = { group: '', version: 'v1' } as const;
@@ -19,7 +19,7 @@ const limitRangeItem = object({
 const limitRangeSchema = object({
   ...typeMeta(),
   metadata: pb(1, objectMeta),
-  spec: pb(2, object({ limits: pb(1, atomicList(limitRangeItem, 'The limits, at most one item per type.')) }, { description: 'The limits enforced in the namespace.' })),
+  spec: valueStruct(pb(2, object({ limits: pb(1, atomicList(limitRangeItem, 'The limits, at most one item per type.')) }, { description: 'The limits enforced in the namespace.' }))),
 });
 
 export type LimitRange = Static<typeof limitRangeSchema>;
@@ -60,21 +60,21 @@ const scopedResourceSelectorRequirement = object({
 const resourceQuotaSchema = object({
   ...typeMeta(),
   metadata: pb(1, objectMeta),
-  spec: pb(
+  spec: valueStruct(pb(
     2,
     object(
       {
         hard: pb(1, resourceList('The limit of each named resource (pods, requests.cpu, count/configmaps, ...).')),
         scopes: pb(2, atomicList(Type.String(), 'Only objects in all of these scopes are counted.')),
-        scopeSelector: pb(
+        scopeSelector: atomic(pb(
           3,
           object({ matchExpressions: pb(1, atomicList(scopedResourceSelectorRequirement, 'Scope requirements, ANDed.')) }, { description: 'Like scopes, with operators and values (PriorityClass names).' }),
-        ),
+        )),
       },
       { description: 'The limits.' },
     ),
-  ),
-  status: pb(
+  )),
+  status: valueStruct(pb(
     3,
     object(
       {
@@ -83,7 +83,7 @@ const resourceQuotaSchema = object({
       },
       { description: 'Enforced limits and current usage.' },
     ),
-  ),
+  )),
 });
 
 export type ResourceQuota = Static<typeof resourceQuotaSchema>;

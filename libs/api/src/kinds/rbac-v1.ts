@@ -1,7 +1,7 @@
 // rbac.authorization.k8s.io/v1: roles and bindings (stored and served; enforced by the RBAC authorizer later).
 import { Type } from '@sinclair/typebox';
 import { defineKind } from '../kind';
-import { atomicList, labelSelector, object, objectMeta, pb, required, str, typeMeta } from '../schema';
+import { atomic, atomicList, labelSelector, object, objectMeta, pb, required, str, typeMeta, valueStruct } from '../schema';
 
 const group = 'rbac.authorization.k8s.io';
 const strings = (d?: string) => atomicList(Type.String(), d);
@@ -14,9 +14,10 @@ const policyRule = object({
   nonResourceURLs: pb(5, strings()),
 });
 const rules = pb(2, atomicList(policyRule, 'The permissions.'));
-const subject = object({ kind: pb(1, required(str('User, Group or ServiceAccount.'))), apiGroup: pb(2, str()), name: pb(3, required(str())), namespace: pb(4, str()) });
+// Subject and RoleRef are +structType=atomic; a binding's roleRef is a struct by value.
+const subject = atomic(object({ kind: pb(1, required(str('User, Group or ServiceAccount.'))), apiGroup: pb(2, str()), name: pb(3, required(str())), namespace: pb(4, str()) }));
 const subjects = pb(2, atomicList(subject));
-const roleRef = pb(3, required(object({ apiGroup: pb(1, required(str())), kind: pb(2, required(str())), name: pb(3, required(str())) })));
+const roleRef = valueStruct(pb(3, required(atomic(object({ apiGroup: pb(1, required(str())), kind: pb(2, required(str())), name: pb(3, required(str())) })))));
 const metadata = pb(1, objectMeta);
 
 export const role = defineKind({

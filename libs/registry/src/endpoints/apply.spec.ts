@@ -169,3 +169,62 @@ test('status and scale writes are recorded with their subresource', async () => 
   expect(after.spec.replicas).toBe(5);
   expect(managers(after).map(([m, op, sub]: unknown[]) => `${m} ${op} ${sub}`)).toEqual(['ctrl Apply status', 'hpa Apply scale', 'ssa Apply ']);
 });
+
+test('a Deployment created as kubectl sends it records the FieldsV1 kube-apiserver does', async () => {
+  // `kubectl create deployment web --image=nginx` (its body: Go's zero structs included) and, to show the atomic
+  // structs, one container reading a ConfigMap key.
+  const body = {
+    kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    metadata: { name: 'web', creationTimestamp: null, labels: { app: 'web' } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: 'web' } },
+      template: {
+        metadata: { creationTimestamp: null, labels: { app: 'web' } },
+        spec: {
+          containers: [
+            { name: 'nginx', image: 'nginx', resources: {} },
+            { name: 'side', image: 'busybox:1.36', env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } }] },
+          ],
+        },
+      },
+      strategy: {},
+    },
+    status: {},
+  };
+  const created = await call('POST', '/apis/apps/v1/namespaces/ns/deployments?fieldManager=kubectl-create', JSON.stringify(body));
+  expect(created.status).toBe(201);
+  const container = { '.': {}, 'f:image': {}, 'f:imagePullPolicy': {}, 'f:name': {}, 'f:resources': {}, 'f:terminationMessagePath': {}, 'f:terminationMessagePolicy': {} };
+  expect(managers(created.body)).toEqual([
+    [
+      'kubectl-create',
+      'Update',
+      '',
+      {
+        'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+        'f:spec': {
+          'f:progressDeadlineSeconds': {},
+          'f:replicas': {},
+          'f:revisionHistoryLimit': {},
+          'f:selector': {},
+          'f:strategy': { 'f:rollingUpdate': { '.': {}, 'f:maxSurge': {}, 'f:maxUnavailable': {} }, 'f:type': {} },
+          'f:template': {
+            'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+            'f:spec': {
+              'f:containers': {
+                'k:{"name":"nginx"}': container,
+                'k:{"name":"side"}': { ...container, 'f:env': { '.': {}, 'k:{"name":"A"}': { '.': {}, 'f:name': {}, 'f:valueFrom': { '.': {}, 'f:configMapKeyRef': {} } } } },
+              },
+              'f:dnsPolicy': {},
+              'f:restartPolicy': {},
+              'f:schedulerName': {},
+              'f:securityContext': {},
+              'f:terminationGracePeriodSeconds': {},
+            },
+          },
+        },
+      },
+    ],
+  ]);
+});
