@@ -8,6 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import { listenBacklog } from './listen-backlog';
+import { ConnectionTrimmer } from './malloc-trim';
 import { randomUUID } from 'node:crypto';
 import {
   isPromiseLike,
@@ -23,6 +24,7 @@ import {
   type UserInfo,
 } from '@cl/auth';
 import { HealthChecks, ShutdownCheck, logCheck, notFound, pingCheck, type HealthCheck, type HealthEndpoint } from '@cl/healthz';
+import { mallocTrimmer } from '@cl/native-memory';
 import { generateSelfSignedServing } from '@cl/pki';
 import { openStore, startCompactor, storeHealthCheck, type Store } from '@cl/store';
 import { listenForwarder, type EgressSelector, type Forwarder } from '@cl/egress';
@@ -395,6 +397,16 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
   );
   serveUpgrades(server, handle, upgrades);
   server.on('tlsClientError', (err) => log.v(4, `TLS handshake error: ${err.message}`));
+  // Closed connections' native memory back to the kernel after a burst (./malloc-trim); off the request path.
+  const trimmer = mallocTrimmer();
+  if (trimmer.available) {
+    new ConnectionTrimmer({
+      trim: () => trimmer.trimMalloc(),
+      onTrim: (released, closed, ms) => log.v(2, `malloc_trim after ${closed} closed connections: ${released ? 'memory returned' : 'nothing to return'} (${ms.toFixed(1)}ms)`),
+    }).watch(server);
+  } else {
+    log.info(`Freed connection memory stays with the process: ${trimmer.reason}`);
+  }
   // Node's https server reports TLS failures (a handshake that timed out or failed) here too, on a socket that can
   // carry no HTTP answer, and headers that did not arrive in time, which Go's server closes without an answer: only
   // a request the HTTP parser refused gets its 400.

@@ -1,0 +1,1 @@
+export { defaultAddonFile, loadMallocTrimmer, mallocTrimmer, trimMalloc, type MallocTrimmer } from './malloc-trim';
