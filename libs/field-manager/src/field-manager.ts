@@ -6,7 +6,8 @@ import { fieldKey, FieldSet } from './field-set';
 import { ApplyConflictError, type Conflict } from './conflicts';
 import { capUpdateManagers, decodeManagedFields, encodeManagedFields, identity, isReset, ManagedFieldsError, type Managed, type Writer } from './managed-fields';
 import { isObject, type Schema } from './shape';
-import { compare, jsonEqual, merge, MergeError, removeFields, toFieldSet, withNamedFieldsAsMembers } from './typed';
+import { jsonEqual } from '@cl/apimachinery';
+import { compare, merge, MergeError, removeFields, toFieldSet, withNamedFieldsAsMembers } from './typed';
 
 type Obj = Record<string, unknown> & { metadata?: Record<string, unknown> };
 

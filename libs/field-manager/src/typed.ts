@@ -1,6 +1,7 @@
 // The walks over an object and its schema that field management is built from, after structured-merge-diff's
 // typed package: the fields an object sets (ToFieldSet), how two states differ (Compare), an applied
 // configuration merged into the live object (Merge), and fields taken out of an object (RemoveItems).
+import { jsonEqual } from '@cl/apimachinery';
 import { fieldKey, FieldSet, formatPath, type PathKey } from './field-set';
 import { itemKey, SchemaMismatchError } from './list-items';
 import { concrete, entrySchema, isObject, shapeOf, withGoZeros, type Schema, type Shape } from './shape';
@@ -305,25 +306,4 @@ function isEmptyObject(o: Record<string, unknown> | undefined): boolean {
   if (!o) return true;
   for (const _ in o) return false;
   return true;
-}
-
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  let n = 0;
-  for (const k in ao) {
-    if (ao[k] === undefined) continue;
-    n++;
-    if (!jsonEqual(ao[k], bo[k])) return false;
-  }
-  for (const k in bo) if (bo[k] !== undefined) n--;
-  return n === 0;
 }

@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { apiVersionOf, type KindDefinition } from '@cl/api';
 import { ApiError, apiErrors, fieldErrors, nestingDepthExceeds, statusFailure, type FieldError, type KubeObject } from '@cl/apimachinery';
 import { yamlToJson, YamlSyntaxError } from '@cl/config';
+import { parseGoBool } from '@cl/flags';
 import { ApplyConflictError, FieldManager, InvalidApplyError, managerFromUserAgent, validateFieldManager } from '@cl/field-manager';
 
 export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
@@ -29,9 +30,11 @@ export function writeManager(req: IncomingMessage, q: URLSearchParams, kind: Opt
 export function parseForce(q: URLSearchParams): boolean {
   const v = q.get('force');
   if (v === null || v === '') return false;
-  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(v)) return true;
-  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(v)) return false;
-  throw apiErrors.badRequest(`force: invalid value ${JSON.stringify(v)}: must be a boolean`);
+  try {
+    return parseGoBool(v);
+  } catch {
+    throw apiErrors.badRequest(`force: invalid value ${JSON.stringify(v)}: must be a boolean`);
+  }
 }
 
 /** An apply body: one YAML or JSON object of the kind `def` (its apiVersion and kind must be the kind's). */
