@@ -427,8 +427,6 @@ export class ResourceStore {
       if (!state) {
         if ((!this.strategy.allowCreateOnUpdate && opts.allowCreate !== true) || opts.allowCreate === false || opts.subresource) throw apiErrors.notFound(this.gr, name);
         const fresh = apply(null);
-        // "0" is no resourceVersion, on a create too (upstream's versioner parses it as 0).
-        if (fresh.metadata?.resourceVersion === '0') delete fresh.metadata.resourceVersion;
         if (fresh.metadata?.name !== name) throw apiErrors.badRequest(`the name of the object (${fresh.metadata?.name ?? ''}) does not match the name on the URL (${name})`);
         return { object: await this.create(namespace, fresh, opts), created: true };
       }

@@ -335,7 +335,7 @@ export class WatchCache<T> {
       this.horizon = after;
       this.followed = after;
       // Those registered from before it would miss what lies between: a 410, so they relist.
-      for (const w of [...this.watchers]) if (w.after < after) w.queue.fail(new TooOldResourceVersionError(w.after, after));
+      this.expireWatchersBefore(after);
     }
     const watch = this.store.watch(this.prefix, { afterRevision: this.followed, progressIntervalMs: this.opts.progressIntervalMs ?? 1000 });
     this.storeWatch = watch;
@@ -438,11 +438,16 @@ export class WatchCache<T> {
       // A deletion whose last state the store no longer has (compacted away): it cannot be told to anyone, so
       // watches from before it are too old instead of missing it.
       this.horizon = Math.max(this.horizon, revision);
-      for (const w of [...this.watchers]) if (w.after < revision) w.queue.fail(new TooOldResourceVersionError(w.after, revision));
+      this.expireWatchersBefore(revision);
       return;
     }
     this.record(change);
     this.dispatch(change, 0);
+  }
+
+  /** Watchers from before `revision` cannot be told what came before it: they get the 410 and relist. */
+  private expireWatchersBefore(revision: number) {
+    for (const w of [...this.watchers]) if (w.after < revision) w.queue.fail(new TooOldResourceVersionError(w.after, revision));
   }
 
   private record(change: Change<T>) {

@@ -51,16 +51,16 @@ export async function serveView(req: IncomingMessage, res: ServerResponse, targe
     const force = parseForce(r.query);
     const config = parseApplyBody(view.def, await r.readBody(req));
     const fm = store.fieldManager;
+    // A Scale's spec.replicas is the workload's: applied as the workload's own field, through the subresource,
+    // so it is owned (and conflicts) as upstream's converted scale entries are.
+    applied = !!fm && view.def.kind === 'Scale';
     apply = (current) => {
       const written = decoded(JSON.stringify(merge(view.def.schema, view.get(current), config)));
-      if (!fm || view.def.kind !== 'Scale') return view.apply(written, current);
-      // A Scale's spec.replicas is the workload's: applied as the workload's own field, through the subresource,
-      // so it is owned (and conflicts) as upstream's converted scale entries are.
+      if (!applied) return view.apply(written, current);
       const replicas = (config.spec as { replicas?: unknown } | undefined)?.replicas;
       const workloadConfig = { apiVersion: current.apiVersion, kind: current.kind, metadata: { name }, ...(replicas !== undefined ? { spec: { replicas } } : {}) };
-      return view.apply(written, applyConfiguration(fm, current, workloadConfig, fieldManager, subresource, force));
+      return view.apply(written, applyConfiguration(fm!, current, workloadConfig, fieldManager, subresource, force));
     };
-    applied = !!store.fieldManager && view.def.kind === 'Scale';
   } else {
     const patch = await readPatch(req, r.readBody);
     apply = (current) => view.apply(decoded(JSON.stringify(patch.apply(view.get(current), view.def, fv))), current);
