@@ -4,7 +4,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { apiErrors } from '@cl/apimachinery';
 import type { RequestInfo, UserInfo } from '@cl/auth';
-import { closeWithoutReset } from './close-without-reset';
 
 export interface RequestContext {
   req: IncomingMessage;
@@ -43,8 +42,11 @@ export function exactRoute(path: string, handle: Route['handle'], methods?: stri
 /** kube-apiserver's limit on a request body (MaxRequestBodyBytes, 3 MiB). */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 // What is still read and dropped after a refused body before the connection is closed (Go's server reads 256 KiB
-// so that a client that stops sending can keep its connection).
+// so that a client that stops sending can keep its connection), and how long the closed-for-writing connection
+// still drains what the client sends: closing a socket with unread input resets it, and a reset can destroy the
+// 413 before the client read it (kubectl then prints "connection reset by peer").
 const DRAIN_AFTER_LIMIT_BYTES = 256 * 1024;
+const LINGER_MS = 500;
 
 /**
  * Reads a request body up to `limit` bytes. A larger one (by its Content-Length, or once that many bytes came) is
@@ -66,7 +68,7 @@ export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): 
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (refused) {
-        if (size > limit + DRAIN_AFTER_LIMIT_BYTES) closeWithoutReset(req.socket);
+        if (size > limit + DRAIN_AFTER_LIMIT_BYTES) closeAfterAnswer(req);
         return;
       }
       if (size > limit) return refuse();
@@ -79,4 +81,15 @@ export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): 
       if (!refused) reject(e);
     });
   });
+}
+
+const lingering = new WeakSet<object>();
+
+/** Ends the connection after the answer already written to it, without resetting it while the client still sends. */
+function closeAfterAnswer(req: IncomingMessage) {
+  const socket = req.socket;
+  if (lingering.has(socket)) return;
+  lingering.add(socket);
+  socket.end();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }

@@ -9,7 +9,6 @@ import type { Duplex } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import { listenBacklog } from './listen-backlog';
 import { ConnectionTrimmer } from './malloc-trim';
-import { closeWithoutReset, isClosingWithoutReset } from './close-without-reset';
 import { randomUUID } from 'node:crypto';
 import {
   isPromiseLike,
@@ -411,13 +410,18 @@ export async function startApiserver(opts: ApiserverOptions, parts: ServerParts,
   // Node's https server reports TLS failures (a handshake that timed out or failed) here too, on a socket that can
   // carry no HTTP answer, and headers that did not arrive in time, which Go's server closes without an answer: only
   // a request the HTTP parser refused gets its 400.
+  const answeredUnreadable = new WeakSet<object>();
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // The parser reports again for every later chunk of a request it refused: the first answer stands.
-    if (isClosingWithoutReset(socket)) return;
+    if (answeredUnreadable.has(socket)) return;
     if (!err.code?.startsWith('HPE_') || !socket.writable) return socket.destroy();
-    // A request line and headers over the 1 MiB limit (a 2 MB URL) is Go's 431, anything else it cannot parse a 400;
-    // the client may still be sending what was refused.
-    closeWithoutReset(socket, goErrorResponse(err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request'));
+    answeredUnreadable.add(socket);
+    // A request line and headers over the 1 MiB limit (a 2 MB URL) is Go's 431, anything else it cannot parse a 400.
+    // The client may still be sending what was refused: the rest is read and dropped for a moment after the answer,
+    // since closing a socket with unread input resets it and the reset can destroy the answer before it is read.
+    socket.on('data', () => undefined).resume();
+    socket.end(goErrorResponse(err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request'));
+    setTimeout(() => socket.destroy(), 500).unref();
   });
 
   await new Promise<void>((resolve, reject) => {
